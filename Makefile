@@ -1,0 +1,38 @@
+# Ignite 3 wire-value conformance suite.
+#   make verify   set up what is missing, build every runner, run it over the corpus (reports in out/)
+#   make test     the project's own tests (pytest) and then make verify
+#   make vectors  regenerate vectors/ from generator/sources/
+# RUNNERS=python,java selects runners (default: every runners/<name>/runner.json); ARGS='...' goes to the harness.
+
+# Debian's own interpreter: the python3-* packages below belong to it, not to whatever python3 is first on PATH.
+PY      := /usr/bin/python3
+OUT     ?= out
+ALL_RUNNERS := $(patsubst runners/%/runner.json,%,$(wildcard runners/*/runner.json))
+RUNNERS ?= $(shell echo $(ALL_RUNNERS) | tr ' ' ',')
+comma   := ,
+RUNNER_LIST := $(subst $(comma), ,$(RUNNERS))
+ARGS    ?=
+
+.PHONY: setup vectors build verify test pytest $(addprefix runner-,$(ALL_RUNNERS))
+
+setup:
+	@tools/need-deb python3-jsonschema python3-pytest python3-yaml python3-hypothesis
+
+vectors: setup
+	$(PY) -m generator
+
+# Each runner builds itself: runners/<name>/Makefile has 'setup' (installs what is missing) and 'build'.
+runner-%:
+	@test -f runners/$*/runner.json || { echo "no runner '$*' (have: $(ALL_RUNNERS))" >&2; exit 2; }
+	$(MAKE) --no-print-directory -C runners/$* setup build
+
+build: $(addprefix runner-,$(RUNNER_LIST))
+
+verify: setup build
+	$(PY) -m harness verify --runners $(RUNNERS) --out $(OUT) $(ARGS)
+
+pytest: setup
+	$(PY) -m pytest -q tests
+
+test: pytest
+	$(MAKE) --no-print-directory verify
