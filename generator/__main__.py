@@ -17,8 +17,11 @@ def render() -> dict[str, str]:
     """File name -> exact text of every corpus file (deterministic: no clocks, sorted nothing implicitly)."""
     out = {}
     for path in sorted(SOURCES.glob("*.yaml")):
-        source = yaml.safe_load(path.read_text(encoding="utf-8"))
         rel = path.relative_to(ROOT).as_posix()
+        try:
+            source = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as e:
+            raise SourceError(f"{rel}: {e}") from None
         corpus = {"corpus_version": ignite.REGISTRY["corpus_version"], "family": source["family"],
                   "description": source["description"], "source": rel, "vectors": expand(source, rel)}
         name = f"{source['family']}.json"

@@ -111,6 +111,7 @@ def value(spec, names: dict, era: str) -> dict:
     if not (isinstance(spec, dict) and len(spec) == 1):
         raise SourceError(f"cannot read value {spec!r}")
     (kind, arg), = spec.items()
+    arg = resolve(arg, names)
     E = lambda x: evaluate(subst(x, names), names) if isinstance(x, str) else x
     if kind == "int":
         return {"type": "int", "value": str(as_int(subst(arg, names), names))}
@@ -135,7 +136,7 @@ def value(spec, names: dict, era: str) -> dict:
     if kind == "nest":  # {nest: {depth: N, kind: array|map, leaf: value}}
         leaf = value(arg.get("leaf", {"int": 1}), names, era)
         for _ in range(as_int(arg["depth"], names)):
-            leaf = {"type": "array", "items": [leaf]} if arg.get("kind", "array") == "array" else {"type": "map", "entries": [[{"type": "str", "value": "k"}, leaf]]}
+            leaf = {"type": "array", "items": [leaf]} if subst(arg.get("kind", "array"), names) == "array" else {"type": "map", "entries": [[{"type": "str", "value": "k"}, leaf]]}
         return leaf
     if kind == "ext":
         return {"type": "ext", "code": as_int(subst(arg["code"], names), names), "hex": repeated(arg.get("hex", ""), names, "").replace(" ", "").lower()}
@@ -226,22 +227,30 @@ def expand(source: dict, path: str) -> list[dict]:
         for case in source.get(section, []):
             for names in bindings(case.get("foreach"), case.get("where")):
                 try:
-                    vectors.append(vector(case, names, kind, str(case.get("era", era)), str(case.get("since", since))))
+                    vectors.append(vector(case, names, kind, str(subst(str(case.get("era", era)), names)), str(case.get("since", since))))
                 except (SourceError, ignite.Invalid, ValueError, KeyError) as e:
                     raise SourceError(f"{path}: case {case.get('id')!r} with {names}: {e}") from e
     return vectors
 
 
+def resolve(spec, names):
+    """`$name` alone stands for a bound structure (a value or a byte list), not for its text."""
+    if isinstance(spec, str) and spec.startswith("$") and not isinstance(names.get(spec[1:]), (str, type(None))):
+        return names[spec[1:]]
+    return spec
+
+
 def vector(case: dict, names: dict, kind: str, era: str, since: str) -> dict:
-    rules = case["rules"]
+    rules = subst(case["rules"], names)
     unknown = [r for r in rules if r not in RULE_LEVEL]
     if unknown:
         raise SourceError(f"unknown rules {unknown}")
     v = {"id": subst(case["id"], names), "description": subst(case["description"], names), "era": era,
          "level": RULE_LEVEL[rules[0]], "rules": rules, "since": since, "kind": kind}
     specs = case["values"] if "values" in case else [case["value"]] if "value" in case else None
+    specs = [resolve(s, names) for s in specs] if specs is not None else None
     if kind == "decode-reject":
-        v["hex"] = hex_bytes(case["bytes"], names, era).hex()
+        v["hex"] = hex_bytes(resolve(case["bytes"], names), names, era).hex()
         v["error"] = case["error"]
         return v
     values = [value(s, names, era) for s in specs]
