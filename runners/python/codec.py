@@ -1,0 +1,176 @@
+"""Typed values (schema/value.schema.json) <-> MessagePack bytes through msgpack-python.
+
+The library writes and reads everything it can express exactly; the few raw-byte paths say why."""
+import struct
+
+import msgpack
+
+import ignite_ext
+from ignite_ext import WireError, check
+
+MAX_DEPTH = 512  # nesting beyond this is limit.depth (the brief's limit; 64 must work)
+
+# Format bytes that decide how a value is read (everything else is a scalar the library reads whole).
+ARRAY = {*range(0x90, 0xa0), 0xdc, 0xdd}
+MAP = {*range(0x80, 0x90), 0xde, 0xdf}
+STR = {*range(0xa0, 0xc0), 0xd9, 0xda, 0xdb}
+# ext format byte -> (header length, payload length or None when the header holds it, width of that length)
+EXT = {0xd4: (2, 1, 0), 0xd5: (2, 2, 0), 0xd6: (2, 4, 0), 0xd7: (2, 8, 0), 0xd8: (2, 16, 0),
+       0xc7: (3, None, 1), 0xc8: (4, None, 2), 0xc9: (6, None, 4)}
+
+# ---------------------------------------------------------------- encode
+
+def new_packer():
+    # use_bin_type: bytes -> bin, str -> str with str8; float64 always (float32 is written raw, see below)
+    return msgpack.Packer(use_bin_type=True, use_single_float=False, autoreset=True)
+
+
+def encode(values):
+    packer, out = new_packer(), bytearray()
+    for v in values:
+        encode_value(packer, v, out)
+    return bytes(out)
+
+
+def encode_value(p, v, out):
+    t = v["type"]
+    if t == "nil":
+        out += p.pack(None)
+    elif t == "bool":
+        out += p.pack(v["value"])
+    elif t == "int":
+        try:
+            out += p.pack(int(v["value"]))  # the library picks the canonical width and family
+        except OverflowError as e:
+            raise WireError("unrepresentable", f"{v['value']}: {e}") from None
+    elif t == "float32":
+        # Raw: the library writes float32 only for a whole call (use_single_float) and goes through a double,
+        # which quiets signalling NaNs; ca + the given bits is exact.
+        out += b"\xca" + bytes.fromhex(v["bits"])
+    elif t == "float64":
+        out += p.pack(struct.unpack(">d", bytes.fromhex(v["bits"]))[0])  # bits survive (NaN payloads too)
+    elif t == "str":
+        out += p.pack(v["value"])
+    elif t == "bin":
+        out += p.pack(bytes.fromhex(v["hex"]))
+    elif t == "array":
+        out += p.pack_array_header(len(v["items"]))
+        for item in v["items"]:
+            encode_value(p, item, out)
+    elif t == "map":
+        out += p.pack_map_header(len(v["entries"]))
+        for key, val in v["entries"]:
+            encode_value(p, key, out)
+            encode_value(p, val, out)
+    elif t == "ext":
+        encode_ext(p, v["code"], bytes.fromhex(v["hex"]), out)
+    else:  # an Ignite type (value.schema.json); ignite_ext refuses what its era does not assign
+        encode_ext(p, *ignite_ext.encode(v), out)
+
+
+def encode_ext(p, code, payload, out):
+    check(-128 <= code <= 127, "unrepresentable", f"ext code {code} outside -128..127")
+    if code >= 0:
+        out += p.pack(msgpack.ExtType(code, payload))
+        return
+    # Raw: ExtType only takes codes 0..127. Same container choice as the library's (fixext for 1/2/4/8/16,
+    # else the smallest of ext8/16/32).
+    n = len(payload)
+    fix = {1: 0xd4, 2: 0xd5, 4: 0xd6, 8: 0xd7, 16: 0xd8}
+    if n in fix:
+        head = bytes([fix[n]])
+    elif n < 2**8:
+        head = struct.pack(">BB", 0xc7, n)
+    elif n < 2**16:
+        head = struct.pack(">BH", 0xc8, n)
+    else:
+        check(n < 2**32, "unrepresentable", "ext payload longer than ext32 allows")
+        head = struct.pack(">BI", 0xc9, n)
+    out += head + struct.pack(">b", code) + payload
+
+# ---------------------------------------------------------------- decode
+
+def reject_ext(code, data):
+    raise AssertionError("exts are read by read_ext, never by the library")  # it cannot read codes < -1
+
+
+class Decoder:
+    def __init__(self, data, era):
+        self.data, self.ext_codes, self.era = data, ignite_ext.CODES[era], era
+        # No declared length can exceed the whole input; containers are never unpacked by the library.
+        n = max(len(data), 1)
+        self.u = msgpack.Unpacker(raw=True, max_buffer_size=n, max_str_len=n, max_bin_len=n, max_ext_len=n,
+                                  max_array_len=n, max_map_len=n, ext_hook=reject_ext)
+        self.u.feed(data)
+
+    def remaining(self):
+        return len(self.data) - self.u.tell()
+
+    def decode_all(self):
+        out = []
+        while self.remaining() > 0:
+            out.append(self.value(0))
+        return out
+
+    def value(self, depth):
+        """One value; depth = number of enclosing arrays/maps."""
+        self.need(1, "a value")  # the count checks are lower bounds: an earlier element may have used the bytes
+        fmt = self.data[self.u.tell()]
+        if fmt in ARRAY or fmt in MAP:
+            check(depth < MAX_DEPTH, "limit.depth", f"nesting deeper than {MAX_DEPTH}")
+            if fmt in ARRAY:
+                n = self.u.read_array_header()
+                self.need(n, f"array of {n}")  # each element takes >= 1 byte: check before iterating
+                return {"type": "array", "items": [self.value(depth + 1) for _ in range(n)]}
+            n = self.u.read_map_header()
+            self.need(2 * n, f"map of {n}")  # each entry takes >= 2 bytes
+            return {"type": "map", "entries": [[self.value(depth + 1), self.value(depth + 1)] for _ in range(n)]}
+        if fmt in EXT:
+            return self.read_ext(fmt)
+        if fmt == 0xca:
+            # Raw: the library widens float32 to a double (quieting signalling NaNs); read the 4 bits.
+            raw = self.u.read_bytes(5)
+            check(len(raw) == 5, "malformed.truncated", "float32 cut short")
+            return {"type": "float32", "bits": raw[1:].hex()}
+        v = self.u.unpack()  # a scalar: nil, bool, int, float64, str (raw=True: bytes), bin
+        if fmt in STR:
+            try:
+                return {"type": "str", "value": v.decode("utf-8")}  # strict: overlong, surrogates, > U+10FFFF
+            except UnicodeDecodeError as e:
+                raise WireError("invalid.utf8", str(e)) from None
+        if v is None:
+            return {"type": "nil"}
+        if isinstance(v, bool):
+            return {"type": "bool", "value": v}
+        if isinstance(v, int):
+            return {"type": "int", "value": str(v)}
+        if isinstance(v, float):
+            return {"type": "float64", "bits": struct.pack(">d", v).hex()}
+        return {"type": "bin", "hex": v.hex()}
+
+    def need(self, n, what):
+        check(n <= self.remaining(), "malformed.truncated", f"{what} needs at least {n} more bytes, {self.remaining()} left")
+
+    def read_ext(self, fmt):
+        # Own header parse: msgpack-python rejects ext codes < -1 and turns -1 into a Timestamp.
+        head_len, size, width = EXT[fmt]
+        pos = self.u.tell()
+        self.need(head_len, "ext header")
+        if size is None:
+            size = int.from_bytes(self.data[pos + 1:pos + 1 + width], "big")
+        self.need(head_len + size, f"ext payload of {size}")
+        raw = self.u.read_bytes(head_len + size)  # advances the library's cursor past the ext
+        code = struct.unpack(">b", raw[head_len - 1:head_len])[0]
+        payload = raw[head_len:]
+        if code in self.ext_codes:
+            return ignite_ext.decode(self.era, code, payload)
+        return {"type": "ext", "code": code, "hex": payload.hex()}
+
+
+def decode(data, era):
+    try:
+        return Decoder(data, era).decode_all()
+    except msgpack.OutOfData as e:
+        raise WireError("malformed.truncated", f"input ends inside a value ({e})") from None
+    except msgpack.FormatError as e:
+        raise WireError("malformed.reserved", f"reserved format byte 0xc1 ({e!r})") from None

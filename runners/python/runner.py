@@ -1,0 +1,95 @@
+#!/usr/bin/python3
+"""Conformance runner for msgpack-python: protocol v1 (schema/protocol.schema.json) over stdin/stdout.
+
+One JSON request per line in, one JSON response per line out (flushed); logs go to stderr only.
+The runner never sees expected results: it encodes or decodes what it is given and the harness judges."""
+import json
+import sys
+import traceback
+
+import msgpack
+
+import codec
+import ignite_ext
+from ignite_ext import WireError
+
+PROTOCOL = 1
+CORPUS_MAJORS = [1]
+
+
+def log(*args):
+    print("python-runner:", *args, file=sys.stderr, flush=True)
+
+
+def start_response():
+    return {
+        "protocol": PROTOCOL,
+        "name": "python",
+        "language": f"python {sys.version.split()[0]}",
+        "library": "msgpack-python",
+        "library_version": ".".join(map(str, msgpack.version)),
+        "corpus_majors": CORPUS_MAJORS,
+        "capabilities": {"ops": ["encode", "decode"], "eras": ignite_ext.ERAS},
+    }
+
+
+def handle(req):
+    """The response body (without id) for an encode or decode request."""
+    cmd, era = req["cmd"], req["era"]
+    if era not in ignite_ext.ERAS:
+        return {"skipped": f"unknown era {era!r}"}
+    if cmd == "encode":
+        return {"hex": codec.encode(req["values"]).hex()}
+    if cmd == "decode":
+        return {"values": codec.decode(bytes.fromhex(req["hex"]), era)}
+    return {"skipped": f"unknown command {cmd!r}"}
+
+
+def answer(req):
+    """Exactly one response for a request that carries an id; library and codec errors become responses."""
+    try:
+        body = handle(req)
+    except WireError as e:
+        body = {"error": {"class": e.cls, "message": str(e)}}
+    except NotImplementedError as e:
+        body = {"skipped": str(e)}
+    except Exception as e:  # a runner bug, not a verdict on the input: say so honestly (a skip fails unless listed)
+        log(f"request {req.get('id')}: internal error\n" + traceback.format_exc())
+        body = {"skipped": f"internal error: {type(e).__name__}: {e}"}
+    return {"id": req["id"], **body}
+
+
+def write(obj):
+    sys.stdout.write(json.dumps(obj, separators=(",", ":")) + "\n")  # ASCII only: json escapes the rest
+    sys.stdout.flush()
+
+
+def main():
+    # json reads and writes a typed value two levels (object, list) per nesting level, and codec recurses once
+    # per level: the default limit (1000) is below what 512 levels of legal input need. Encode has no depth
+    # limit of its own, so leave room for deeper requests too.
+    sys.setrecursionlimit(20000)
+    for raw in sys.stdin.buffer:
+        if not raw.strip():
+            continue
+        try:
+            req = json.loads(raw.decode("utf-8"))  # UnicodeDecodeError is a ValueError too
+        except ValueError as e:
+            log(f"unreadable request line, no id to answer ({e}): {raw[:200]!r}")
+            continue
+        cmd = req.get("cmd")
+        if cmd == "stop":
+            break
+        if cmd == "start":
+            if req.get("protocol") != PROTOCOL:
+                log(f"harness speaks protocol {req.get('protocol')}, this runner {PROTOCOL}")
+            write(start_response())
+        elif "id" in req:
+            write(answer(req))
+        else:
+            log(f"request without id ignored: {raw[:200]!r}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
