@@ -13,7 +13,7 @@ comma   := ,
 RUNNER_LIST := $(subst $(comma), ,$(RUNNERS))
 ARGS    ?=
 
-.PHONY: setup vectors build verify test pytest $(addprefix runner-,$(ALL_RUNNERS))
+.PHONY: setup vectors build verify test pytest checks $(addprefix runner-,$(ALL_RUNNERS))
 
 setup:
 	@tools/need-deb python3-jsonschema python3-pytest python3-yaml python3-hypothesis
@@ -34,5 +34,12 @@ verify: setup build
 pytest: setup
 	$(PY) -m pytest -q tests
 
+# A runner may add its own checks (sanitizers, type checks) as a `check` target in its Makefile.
+checks: build
+	@for r in $(RUNNER_LIST); do \
+	  if grep -q '^check:' runners/$$r/Makefile; then $(MAKE) --no-print-directory -C runners/$$r check || exit 1; fi; \
+	done
+
 test: pytest
 	$(MAKE) --no-print-directory verify
+	$(MAKE) --no-print-directory checks

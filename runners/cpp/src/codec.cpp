@@ -1,0 +1,359 @@
+#include "codec.hpp"
+
+#include <cstring>
+#include <limits>
+#include <optional>
+#include <string>
+
+#include <msgpack/pack.h>  // msgpack-c's C packer: static inline functions, nothing to link
+
+#include "bigint.hpp"
+#include "counting_iterator.hpp"
+#include "errors.hpp"
+
+namespace codec {
+namespace {
+
+using json = nlohmann::json;
+using ojson = nlohmann::ordered_json;
+using Bytes = std::vector<std::uint8_t>;
+
+// Well-formed UTF-8 (Unicode 15, table 3-7): no overlong forms, no surrogates, nothing above U+10FFFF.
+bool valid_utf8(const std::string& s) {
+    const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+    std::size_t n = s.size(), i = 0;
+    while (i < n) {
+        unsigned c = p[i];
+        std::size_t extra;
+        unsigned lo = 0x80, hi = 0xBF;  // allowed range of the first continuation byte
+        if (c < 0x80) extra = 0;
+        else if (c >= 0xC2 && c <= 0xDF) extra = 1;
+        else if (c == 0xE0) extra = 2, lo = 0xA0;
+        else if (c == 0xED) extra = 2, hi = 0x9F;
+        else if (c >= 0xE1 && c <= 0xEF) extra = 2;
+        else if (c == 0xF0) extra = 3, lo = 0x90;
+        else if (c == 0xF4) extra = 3, hi = 0x8F;
+        else if (c >= 0xF1 && c <= 0xF3) extra = 3;
+        else return false;
+        if (n - i - 1 < extra) return false;
+        for (std::size_t k = 1; k <= extra; ++k) {
+            unsigned b = p[i + k];
+            if (k == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF)) return false;
+        }
+        i += extra + 1;
+    }
+    return true;
+}
+
+// ---- decode ----------------------------------------------------------------------------------------------------
+
+// Builds typed values from nlohmann's SAX events. Returning false from an event stops nlohmann at once, so the
+// depth and declared-count checks in start_array/start_object run before the library recurses or reads on.
+class DecodeSax {
+  public:
+    DecodeSax(const Bytes& input, ignite::Era era, const char* const* position)
+        : data_(input.data()), size_(input.size()), era_(era), position_(position) {}
+
+    bool null() { return emit({{"type", "nil"}}); }
+    bool boolean(bool b) { return emit({{"type", "bool"}, {"value", b}}); }
+    bool number_integer(std::int64_t v) { return emit({{"type", "int"}, {"value", std::to_string(v)}}); }
+    bool number_unsigned(std::uint64_t v) { return emit({{"type", "int"}, {"value", std::to_string(v)}}); }
+
+    // nlohmann hands every float over as a double, which hides ca vs cb and quiets float32 signalling NaNs:
+    // take width and bits from the raw bytes instead.
+    bool number_float(double, const std::string&) {
+        const std::uint8_t* v = data_ + value_start_;
+        if (v[0] == 0xca) return emit({{"type", "float32"}, {"bits", to_hex(v + 1, 4)}});
+        if (v[0] == 0xcb) return emit({{"type", "float64"}, {"bits", to_hex(v + 1, 8)}});
+        return fail("malformed", "float event at a byte that is neither ca nor cb");
+    }
+
+    // nlohmann does not check UTF-8 in MessagePack strings.
+    bool string(std::string& s) { return valid_utf8(s) ? emit({{"type", "str"}, {"value", s}}) : bad_utf8(); }
+    bool key(std::string& s) { return string(s); }
+
+    // bin and ext both arrive as binary: the format byte tells them apart. nlohmann stores the ext type it read
+    // as int8 in an unsigned subtype (-1 -> 255), so casting back to int8 restores the code exactly.
+    bool binary(json::binary_t& b) {
+        std::uint8_t format = data_[value_start_];
+        if (format >= 0xc4 && format <= 0xc6) return emit({{"type", "bin"}, {"hex", to_hex(b.data(), b.size())}});
+        auto code = static_cast<std::int8_t>(b.subtype());
+        try {
+            if (auto typed = ignite::decode_ext(code, b, era_)) return emit(std::move(*typed));
+        } catch (const WireError& e) {
+            return fail(e.error_class, e.what());
+        }
+        return emit({{"type", "ext"}, {"code", code}, {"hex", to_hex(b.data(), b.size())}});
+    }
+
+    bool start_array(std::size_t count) { return open(false, count, count); }
+    bool start_object(std::size_t count) { return open(true, count, 2 * count); }  // a key and a value each
+    bool end_array() { return close(); }
+    bool end_object() { return close(); }
+
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) {
+        switch (e.id) {
+            case 110: return fail("malformed.truncated", e.what());
+            case 112: return fail("malformed.reserved", e.what());  // msgpack: only c1 is an invalid byte
+            case 113: {
+                // A map key that is not a str. c1 there is still malformed input; any other key type is a
+                // limitation of nlohmann's MessagePack reader (keys become JSON object keys).
+                std::uint8_t key_format = data_[consumed() - 1];
+                if (key_format == 0xc1) return fail("malformed.reserved", e.what());
+                unsupported_ = "nlohmann's MessagePack reader accepts only str map keys (this key starts 0x" +
+                               to_hex(&key_format, 1) + ", parse_error.113)";
+                return false;
+            }
+            default: return fail("malformed", e.what());
+        }
+    }
+
+    // Called between top-level values.
+    void start_value() { value_start_ = consumed(); }
+    ojson& values() { return values_; }
+    const std::optional<WireError>& error() const { return error_; }
+    const std::optional<std::string>& unsupported() const { return unsupported_; }
+
+  private:
+    struct Frame {
+        bool is_map;
+        ojson items = ojson::array();  // array items, or map entries as [key, value] pairs
+        std::optional<ojson> pending_key;
+    };
+
+    std::size_t consumed() const { return static_cast<std::size_t>(*position_ - reinterpret_cast<const char*>(data_)); }
+
+    bool open(bool is_map, std::size_t count, std::size_t min_bytes) {
+        if (stack_.size() >= kMaxDepth)
+            return fail("limit.depth", "nesting deeper than " + std::to_string(kMaxDepth));
+        // Every element needs at least one more byte: refuse a count the input cannot hold.
+        if (min_bytes > size_ - consumed())
+            return fail("malformed.truncated", "declared count " + std::to_string(count) + " exceeds the " +
+                                                   std::to_string(size_ - consumed()) + " bytes left");
+        stack_.push_back(Frame{is_map, ojson::array(), std::nullopt});
+        value_start_ = consumed();
+        return true;
+    }
+
+    bool close() {
+        Frame top = std::move(stack_.back());
+        stack_.pop_back();
+        if (top.is_map) return emit({{"type", "map"}, {"entries", std::move(top.items)}});
+        return emit({{"type", "array"}, {"items", std::move(top.items)}});
+    }
+
+    // A complete value: goes to the enclosing container, or to the top-level list.
+    bool emit(ojson v) {
+        value_start_ = consumed();  // nlohmann reads the next value's first byte next
+        if (stack_.empty()) {
+            values_.push_back(std::move(v));
+        } else if (!stack_.back().is_map) {
+            stack_.back().items.push_back(std::move(v));
+        } else if (!stack_.back().pending_key) {
+            stack_.back().pending_key = std::move(v);
+        } else {
+            stack_.back().items.push_back(ojson::array({std::move(*stack_.back().pending_key), std::move(v)}));
+            stack_.back().pending_key.reset();
+        }
+        return true;
+    }
+
+    bool bad_utf8() { return fail("invalid.utf8", "str payload is not well-formed UTF-8"); }
+    bool fail(const std::string& error_class, const std::string& message) {
+        error_.emplace(error_class, message);
+        return false;
+    }
+
+    const std::uint8_t* data_;
+    std::size_t size_;
+    ignite::Era era_;
+    const char* const* position_;
+    std::size_t value_start_ = 0;
+    std::vector<Frame> stack_;
+    ojson values_ = ojson::array();
+    std::optional<WireError> error_;
+    std::optional<std::string> unsupported_;
+};
+
+// ---- encode ----------------------------------------------------------------------------------------------------
+
+class Writer {
+  public:
+    Writer() { msgpack_packer_init(&packer_, &out_, append); }
+
+    // depth: how many arrays/maps enclose v.
+    void value(const ojson& v, std::size_t depth) {
+        const std::string type = text(v, "type");
+        if (type == "nil") return library(json(nullptr));
+        if (type == "bool") return library(json(field(v, "value").get<bool>()));
+        if (type == "int") return library(integer(text(v, "value")));
+        if (type == "float32") return float32(text(v, "bits"));
+        if (type == "float64") return float64(text(v, "bits"));
+        if (type == "str") return library(json(text(v, "value")));
+        if (type == "bin") return library(json::binary(from_hex(text(v, "hex"))));
+        if (type == "ext") return ext(ext_code(field(v, "code")), from_hex(text(v, "hex")));
+        if (type == "array") return array(field(v, "items"), depth);
+        if (type == "map") return map(field(v, "entries"), depth);
+        if (ignite::is_ignite_type(type)) {
+            ignite::Ext e = ignite::encode_ext(v);
+            return ext(e.code, std::move(e.payload));
+        }
+        throw Unsupported("unknown value type '" + type + "'");
+    }
+
+    Bytes take() { return std::move(out_); }
+
+  private:
+    static int append(void* data, const char* buf, std::size_t len) {
+        auto* out = static_cast<Bytes*>(data);
+        out->insert(out->end(), buf, buf + len);
+        return 0;
+    }
+
+    static const ojson& field(const ojson& v, const char* name) {
+        auto it = v.find(name);
+        if (it == v.end()) throw Unsupported(std::string("value lacks field '") + name + "'");
+        return *it;
+    }
+    static std::string text(const ojson& v, const char* name) {
+        const ojson& f = field(v, name);
+        if (!f.is_string()) throw Unsupported(std::string("field '") + name + "' is not a string");
+        return f.get<std::string>();
+    }
+
+    // nlohmann writes scalars exactly: ints in the smallest form (uint family for non-negative values, int
+    // family for negative), str/bin with the smallest header, ext with fixext/ext8/16/32 by payload length.
+    void library(const json& scalar) { json::to_msgpack(scalar, out_); }
+
+    // int64 or uint64 by value; anything outside -2^63 .. 2^64-1 has no MessagePack form.
+    static json integer(const std::string& decimal) {
+        if (!bigint::is_decimal(decimal)) throw Unsupported("int value is not a decimal string");
+        Bytes twos = bigint::to_twos_complement(decimal);
+        bool negative = twos[0] & 0x80;
+        // uint64 max needs 9 bytes (00 ff..ff); every int64 fits in 8.
+        if (twos.size() > 9 || (twos.size() == 9 && (negative || twos[0] != 0)))
+            throw WireError("unrepresentable", "integer " + decimal + " is outside -2^63 .. 2^64-1");
+        std::uint64_t raw = negative ? ~std::uint64_t{0} : 0;
+        for (auto b : twos) raw = (raw << 8) | b;
+        if (negative) return json(static_cast<std::int64_t>(raw));
+        return json(raw);
+    }
+
+    // nlohmann writes a double as float32 whenever the value survives the narrowing (1.5 -> ca), and
+    // msgpack-cxx's pack_float/pack_double write integral values as ints (1.0 -> 01): msgpack-c's C packer is
+    // the one writer here that keeps the requested width and every bit.
+    void float32(const std::string& bits) {
+        Bytes b = from_hex(bits);
+        if (b.size() != 4) throw Unsupported("float32 bits must be 8 hex digits");
+        std::uint32_t u = 0;
+        for (auto byte : b) u = (u << 8) | byte;
+        float f;
+        std::memcpy(&f, &u, sizeof f);
+        msgpack_pack_float(&packer_, f);
+    }
+    void float64(const std::string& bits) {
+        Bytes b = from_hex(bits);
+        if (b.size() != 8) throw Unsupported("float64 bits must be 16 hex digits");
+        std::uint64_t u = 0;
+        for (auto byte : b) u = (u << 8) | byte;
+        double d;
+        std::memcpy(&d, &u, sizeof d);
+        msgpack_pack_double(&packer_, d);
+    }
+
+    static std::int8_t ext_code(const ojson& code) {
+        if (!code.is_number_integer()) throw Unsupported("ext code is not an integer");
+        if (code.is_number_unsigned() ? code.get<std::uint64_t>() > 127
+                                      : (code.get<std::int64_t>() < -128 || code.get<std::int64_t>() > 127))
+            throw WireError("unrepresentable", "ext code " + code.dump() + " is outside -128..127");
+        return static_cast<std::int8_t>(code.get<std::int64_t>());
+    }
+
+    // nlohmann's binary subtype is unsigned; it writes its low byte as the type, so -1 goes in as 255.
+    void ext(std::int8_t code, Bytes payload) {
+        if (payload.size() > std::numeric_limits<std::uint32_t>::max())
+            throw WireError("unrepresentable", "ext payload longer than ext32 allows");
+        library(json::binary(std::move(payload), static_cast<std::uint8_t>(code)));
+    }
+
+    // nlohmann can only write whole containers, and maps only with string keys: msgpack-c writes the headers
+    // (smallest of fix/16/32) and the elements follow type-directed.
+    void array(const ojson& items, std::size_t depth) {
+        if (!items.is_array()) throw Unsupported("array 'items' is not a list");
+        too_deep(depth + 1);
+        msgpack_pack_array(&packer_, items.size());
+        for (const auto& item : items) value(item, depth + 1);
+    }
+    void map(const ojson& entries, std::size_t depth) {
+        if (!entries.is_array()) throw Unsupported("map 'entries' is not a list");
+        too_deep(depth + 1);
+        for (const auto& e : entries)
+            if (!e.is_array() || e.size() != 2) throw Unsupported("map entry is not a [key, value] pair");
+        msgpack_pack_map(&packer_, entries.size());
+        for (const auto& e : entries) {
+            value(e[0], depth + 1);
+            value(e[1], depth + 1);
+        }
+    }
+
+    // The writer recurses once per level: the decoder's nesting limit bounds it too.
+    static void too_deep(std::size_t depth) {
+        if (depth > kMaxDepth) throw WireError("limit.depth", "value nests deeper than " + std::to_string(kMaxDepth));
+    }
+
+    Bytes out_;
+    msgpack_packer packer_;
+};
+
+}  // namespace
+
+std::string to_hex(const std::uint8_t* bytes, std::size_t n) {
+    static const char* kHex = "0123456789abcdef";
+    std::string out;
+    out.reserve(2 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+        out += kHex[bytes[i] >> 4];
+        out += kHex[bytes[i] & 15];
+    }
+    return out;
+}
+
+Bytes from_hex(const std::string& text) {
+    auto nibble = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
+    if (text.size() % 2) throw Unsupported("odd-length hex");
+    Bytes out(text.size() / 2);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        int hi = nibble(text[2 * i]), lo = nibble(text[2 * i + 1]);
+        if (hi < 0 || lo < 0) throw Unsupported("bad hex digit");
+        out[i] = static_cast<std::uint8_t>(hi << 4 | lo);
+    }
+    return out;
+}
+
+ojson decode(const Bytes& bytes, ignite::Era era) {
+    const char* begin = reinterpret_cast<const char*>(bytes.data());
+    const char* end = begin + bytes.size();
+    const char* position = begin;
+    DecodeSax sax(bytes, era, &position);
+    // nlohmann reads one value per call (strict=false: no end-of-input check); the counting iterator tells
+    // where the next one starts.
+    while (position != end) {
+        sax.start_value();
+        bool ok = json::sax_parse(CountingIterator(position, &position), CountingIterator(end, &position), &sax,
+                                  json::input_format_t::msgpack, /*strict=*/false);
+        if (ok) continue;
+        if (sax.unsupported()) throw Unsupported(*sax.unsupported());
+        if (sax.error()) throw *sax.error();
+        throw WireError("malformed", "nlohmann stopped without reporting an error");
+    }
+    return std::move(sax.values());
+}
+
+Bytes encode(const ojson& values) {
+    if (!values.is_array()) throw Unsupported("'values' is not a list");
+    Writer w;
+    for (const auto& v : values) w.value(v, 0);
+    return w.take();
+}
+
+}  // namespace codec
