@@ -1,0 +1,237 @@
+"""Command line: python3 -m harness verify --runners a,b [options]   (and: annotate HEX).
+
+Exit status: 0 when nothing fails the run, 1 when something does, 2 for usage and configuration errors
+(invalid corpus, unknown runner, bad expected-failures file, empty selection).
+"""
+
+import argparse
+import sys
+import threading
+from pathlib import Path
+
+from harness import corpus as corpus_mod
+from harness import expectations, junit, ops as ops_mod, report, results, schemas
+from harness.diagnosis import annotated
+from harness.runner_config import ConfigError, known_runners, parse_overrides, resolve
+from harness.runner_session import Session
+
+DEFAULT_CORPUS = schemas.REPO_ROOT / "vectors"
+DEFAULT_RUNNERS = schemas.REPO_ROOT / "runners"
+MAX_FAILURE_LINES = 200      # per runner, one line each
+STACK_SIZE = 256 << 20       # deep (512-level) values recurse through json, jsonschema and the comparers
+
+
+class UsageError(Exception):
+    pass
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="python3 -m harness", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+    v = sub.add_parser("verify", help="run runners over the corpus and judge their answers")
+    v.add_argument("--runners", help="comma-separated runner names (runners/<name>/runner.json)")
+    v.add_argument("--case", action="append", default=[], metavar="ID", help="run this vector id (repeatable)")
+    v.add_argument("-k", action="append", default=[], metavar="GLOB", dest="patterns",
+                   help="run vectors whose id matches this fnmatch pattern (repeatable)")
+    v.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="corpus directory or file (default: vectors/)")
+    v.add_argument("--dump", metavar="ID", help="print the request lines a runner receives for this vector, exit")
+    v.add_argument("--out", default="out", help="report directory (default: out/)")
+    v.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="per-request timeout (10)")
+    v.add_argument("--start-timeout", type=float, metavar="SECONDS",
+                   help="time a runner may take to answer 'start' (default: 3 x --timeout)")
+    v.add_argument("--command", action="append", default=[], metavar="NAME=SHELL-WORDS",
+                   help="run runner NAME with this command instead of its runner.json (repeatable)")
+    v.add_argument("--runners-dir", default=str(DEFAULT_RUNNERS),
+                   help="where runner directories live (default: runners/)")
+    v.add_argument("--window", type=int, default=8, help="requests in flight per runner (default 8)")
+    v.add_argument("--max-diagnoses", type=int, default=20, metavar="N",
+                   help="full diagnoses printed per runner; the rest are one line each (default 20)")
+    a = sub.add_parser("annotate", help="print the MessagePack structure of a hex string")
+    a.add_argument("hex")
+    return p
+
+
+def main(argv, stdout=None, stderr=None):
+    stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
+    box = []
+    # The work runs on a thread with a large stack: deeply nested vectors recurse through validation and judging.
+    old = threading.stack_size(STACK_SIZE)
+    try:
+        worker = threading.Thread(target=lambda: box.append(_main(argv, stdout, stderr)))
+        worker.start()
+    finally:
+        threading.stack_size(old)
+    worker.join()
+    return box[0] if box else 3
+
+
+def _main(argv, stdout, stderr):
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
+    args = parser().parse_args(argv)
+    try:
+        if args.command == "annotate":
+            print("\n".join(annotated(bytes.fromhex(args.hex))), file=stdout)
+            return 0
+        return verify(args, stdout, stderr)
+    except (UsageError, ConfigError, corpus_mod.CorpusError, expectations.ExpectationError) as e:
+        print(f"harness: {e}", file=stderr)
+        return 2
+
+
+def verify(args, stdout, stderr):
+    corpus = corpus_mod.load(args.corpus)
+    registry_version = schemas.load("registry.json")["corpus_version"]
+    if corpus.version != registry_version:
+        print(f"harness: note: corpus files are version {corpus.version}, schema/registry.json says "
+              f"{registry_version}", file=stderr)
+    if args.dump:
+        return dump(corpus, args.dump, stdout, stderr)
+    if not args.runners:
+        raise UsageError("--runners is required (known runners: "
+                         f"{', '.join(known_runners(args.runners_dir)) or 'none'})")
+    names = list(dict.fromkeys(n.strip() for n in args.runners.split(",") if n.strip()))
+    configs = resolve(names, args.runners_dir, parse_overrides(args.command))
+    selected = corpus_mod.select(corpus.vectors, args.case, args.patterns)
+    missing = sorted(set(args.case) - {v["id"] for v in corpus.vectors})
+    if missing:
+        print(f"harness: note: --case {', '.join(missing)}: no such vector", file=stderr)
+    if not selected:
+        raise UsageError("the selection (--case / -k) matches no vector")
+    full_run = not args.case and not args.patterns
+    all_keys = [op.key for op in ops_mod.plan(corpus.vectors)]
+    entries = {}
+    for c in configs:
+        entries[c.name] = expectations.parse(c.expected_failures)
+        expectations.check_cap(entries[c.name], all_keys)
+
+    plan = ops_mod.plan(selected)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    start_timeout = args.start_timeout or 3 * args.timeout
+    runs = run_all(configs, plan, corpus.version, args, start_timeout, out)
+
+    final = []
+    for config, result in runs:
+        verdicts = results.build(config.name, plan, result.outcomes)
+        advice = expectations.apply(entries[config.name], verdicts, full_run)
+        final.append((config, result, verdicts, advice))
+
+    selection = {"cases": args.case, "patterns": args.patterns, "full": full_run, "vectors": len(selected),
+                 "ops": len(plan)}
+    rep = report.build(corpus, registry_version, selection, final)
+    report.write(out / "report.json", rep)
+    junit.write(out / "junit.xml", [(config.name, verdicts) for config, _, verdicts, _ in final])
+    print_results(final, args.max_diagnoses, full_run, stdout)
+    totals = rep["totals"]
+    print(f"reports: {out / 'report.json'}, {out / 'junit.xml'}", file=stderr)
+    print(f"{totals['passed']} passed, {totals['failed']} failed", file=stdout)
+    return 0 if totals["failed"] == 0 else 1
+
+
+def run_all(configs, plan, corpus_version, args, start_timeout, out):
+    """One thread per runner; results in the order the runners were named."""
+    results_ = [None] * len(configs)
+    logs = [open(out / f"{c.name}.stderr.log", "w", encoding="utf-8") for c in configs]
+
+    errors = []
+
+    def work(i):
+        try:
+            session = Session(configs[i], corpus_version, args.timeout, start_timeout, args.window, logs[i])
+            results_[i] = session.run(plan)
+        except BaseException as e:     # a harness bug: report it after the other runners finish
+            errors.append(e)
+
+    # Compile the response checks once, before the threads share them.
+    for cmd in ("start", "encode", "decode"):
+        schemas.fast_check("protocol.schema.json", f"/$defs/{cmd}_response")
+
+    old = threading.stack_size(STACK_SIZE)
+    try:
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(len(configs))]
+        for t in threads:
+            t.start()
+    finally:
+        threading.stack_size(old)
+    for t in threads:
+        t.join()
+    for log in logs:
+        log.close()
+    if errors:
+        raise errors[0]
+    return list(zip(configs, results_))
+
+
+def print_results(final, max_diagnoses, full_run, stdout):
+    def say(text=""):
+        print(text, file=stdout)
+
+    for config, result, verdicts, advice in final:
+        failing = [v for v in verdicts if v.verdict in results.FAILING]
+        if result.start_error:
+            say(f"{config.name}: runner did not start: {result.start_error.splitlines()[0]}")
+            for line in result.start_error.splitlines()[1:]:
+                say(f"    {line}")
+            say(f"CRASH {config.name}: all {len(failing)} selected verdicts (the runner did not start)")
+            failing = []
+        # Ops never sent for lack of a capability share one reason: one line per reason, not per op.
+        not_sent = {}
+        for v in failing:
+            if v.verdict == "skip" and v.detail.startswith("not sent: "):
+                not_sent.setdefault(v.detail, []).append(v)
+        for detail, group in sorted(not_sent.items()):
+            say(f"SKIP {config.name}: {len(group)} ops {detail}")
+        failing = [v for v in failing if not (v.verdict == "skip" and v.detail in not_sent)]
+        shown = 0
+        for v in failing[:MAX_FAILURE_LINES]:
+            say(f"{v.verdict.upper()} {config.name} {v.vector} {v.op}: {v.detail}")
+            if v.verdict == "xpass":
+                say(f"    listed as expected to fail ({v.expectation}), but passes")
+            elif shown < max_diagnoses:
+                shown += 1
+                for line in v.diagnosis:
+                    say(f"    {line}")
+        if len(failing) > MAX_FAILURE_LINES:
+            say(f"... and {len(failing) - MAX_FAILURE_LINES} more failing verdicts for {config.name} "
+                f"(see report.json)")
+        for e in advice.stale:
+            say(f"STALE {config.name} {_shown_path(e.where)}: matches no verdict: {e.text}")
+        if result.start_error:
+            advice.add = [line for line in advice.add if "  crash: runner did not start" not in line]
+        if advice.add or advice.remove:
+            scope = "" if full_run else " (for this selection only)"
+            say(f"{config.name}: to make {_shown_path(config.expected_failures)} match this run{scope}:")
+            edits = [f"  remove: {line}" for line in advice.remove] + [f"  add:    {line}" for line in advice.add]
+            for line in edits[:MAX_FAILURE_LINES]:
+                say(line)
+            if len(edits) > MAX_FAILURE_LINES:
+                say(f"  ... and {len(edits) - MAX_FAILURE_LINES} more (all of them: report.json, runners[].expectations)")
+    for config, result, verdicts, advice in final:
+        c = results.counts(verdicts)
+        parts = [f"{c[k]} {k}" for k in results.ORDER if c[k] or k in ("pass", "fail")]
+        if advice.stale:
+            parts.append(f"{len(advice.stale)} stale expectation{'s' if len(advice.stale) > 1 else ''}")
+        who = config.name
+        if result.info:
+            who += f" ({result.info['language']}, {result.info['library']} {result.info['library_version']})"
+        restarts = f"; {result.restarts} restart{'s' if result.restarts != 1 else ''}" if result.restarts else ""
+        say(f"{who}: {', '.join(parts)}{restarts}")
+
+
+def _shown_path(path):
+    """Paths under the working directory are shown relative to it (the output then reads the same anywhere)."""
+    text = str(path)
+    cwd = str(Path.cwd()) + "/"
+    return text[len(cwd):] if text.startswith(cwd) else text
+
+
+def dump(corpus, vector_id, stdout, stderr):
+    vector = next((v for v in corpus.vectors if v["id"] == vector_id), None)
+    if vector is None:
+        raise UsageError(f"--dump {vector_id}: no such vector")
+    # The same lines, ids included, that 'verify --case ID' sends to a runner that supports every op.
+    stdout.write(ops_mod.encode_line(ops_mod.start_request(corpus.version)).decode("utf-8"))
+    for rid, op in enumerate(ops_mod.ops_for(vector), 1):
+        stdout.write(op.request_line(rid).decode("utf-8"))
+        print(f"# request {rid}: {op.name}", file=stderr)
+    return 0

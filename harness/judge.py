@@ -1,0 +1,110 @@
+"""Judges one runner response against its vector: pass, fail or skip, with a one-line detail and a diagnosis."""
+
+from dataclasses import dataclass, field
+
+from harness import diagnosis, values
+from harness.msgpack_annotate import annotate, nan_payload_ranges, is_nan_bytes
+
+# Raw verdicts from judging or from the transport; expectations and levels turn them into the final verdict.
+RAW_FAILING = ("fail", "skip", "crash", "timeout", "protocol-error")
+
+
+@dataclass
+class Outcome:
+    verdict: str                   # pass | fail | skip | crash | timeout | protocol-error
+    detail: str                    # one line
+    diagnosis: list = field(default_factory=list)   # extra lines for humans
+    answer: str = None             # what the runner said: values | hex | error:<class> | skipped | None
+    matched: str = None            # encode: 'canonical' or the variant label whose bytes matched
+
+
+def judge(op, response):
+    vector = op.vector
+    if "skipped" in response:
+        return Outcome("skip", f"runner skipped: {response['skipped']}", answer="skipped")
+    if op.name == "encode":
+        return _encode(vector, response)
+    if op.cmd == "decode" and op.name != "reject":
+        return _decode(vector, op, response)
+    return _reject(vector, op, response)
+
+
+def _error_text(response):
+    return f"error {response['error']['class']} ({response['error']['message']})"
+
+
+def _encode(vector, response):
+    expected_values = ["values: " + diagnosis.compact(vector["values"])]
+    if "error" in response:
+        return Outcome("fail", f"refused to encode: {_error_text(response)}", expected_values,
+                       answer=f"error:{response['error']['class']}")
+    actual = bytes.fromhex(response["hex"])
+    nan_class = vector.get("nan") == "class"
+    candidates = [("canonical", vector["canonical"])] + [
+        (v["label"], v["hex"]) for v in vector["variants"] if v["encoder_may_emit"]]
+    for label, hex_ in candidates:
+        if _bytes_match(bytes.fromhex(hex_), actual, nan_class):
+            return Outcome("pass", f"wrote the {label} bytes" if label == "canonical" else
+                           f"wrote variant '{label}' (encoder_may_emit)", answer="hex", matched=label)
+    canonical = bytes.fromhex(vector["canonical"])
+    lines = diagnosis.byte_diff(canonical, actual, "canonical")
+    also = [label for label, _ in candidates[1:]]
+    if also:
+        lines.append("also accepted: variant(s) " + ", ".join(also))
+    offset = diagnosis.first_difference(canonical, actual)
+    return Outcome("fail", f"bytes differ from canonical at offset {offset}", lines + expected_values,
+                   answer="hex")
+
+
+def _bytes_match(expected, actual, nan_class):
+    if expected == actual:
+        return True
+    if not nan_class or len(expected) != len(actual):
+        return False
+    # Equal outside NaN payloads, and a NaN of the same width inside each (the header byte is compared as usual).
+    segments, error = annotate(expected)
+    if error:
+        return False
+    masked_e, masked_a = bytearray(expected), bytearray(actual)
+    for start, end, kind in nan_payload_ranges(segments):
+        if not is_nan_bytes(actual[start:end], kind):
+            return False
+        masked_e[start:end] = masked_a[start:end] = bytes(end - start)
+    return masked_e == masked_a
+
+
+def _decode(vector, op, response):
+    input_lines = [f"input ({op.name}): {op.hex}"] + diagnosis.annotated(bytes.fromhex(op.hex))
+    expected = vector["values"]
+    if "error" in response:
+        return Outcome("fail", f"rejected valid input: {_error_text(response)}",
+                       input_lines + ["expected values: " + diagnosis.compact(expected)],
+                       answer=f"error:{response['error']['class']}")
+    actual = response["values"]
+    where = values.first_difference(expected, actual, vector.get("nan") == "class")
+    if where is None:
+        return Outcome("pass", "values equal", answer="values")
+    return Outcome("fail", f"values differ at {where}",
+                   [f"first difference in the typed values at {where}",
+                    "expected values: " + diagnosis.compact(expected),
+                    "actual values:   " + diagnosis.compact(actual)] + input_lines, answer="values")
+
+
+def _reject(vector, op, response):
+    wanted = vector["error"]
+    context = ([f"input: {op.hex}"] + diagnosis.annotated(bytes.fromhex(op.hex)) if op.cmd == "decode"
+               else ["values: " + diagnosis.compact(vector["values"])])
+    if "error" in response:
+        got = response["error"]["class"]
+        if got == wanted:
+            return Outcome("pass", f"rejected with {got}", answer=f"error:{got}")
+        return Outcome("fail", f"expected error {wanted}, got {_error_text(response)}",
+                       [f"expected class: {wanted}", f"actual outcome: {_error_text(response)}"] + context,
+                       answer=f"error:{got}")
+    if "values" in response:
+        return Outcome("fail", f"expected error {wanted}, but it decoded",
+                       [f"expected class: {wanted}", "actual outcome: decoded to " +
+                        diagnosis.compact(response["values"])] + context, answer="values")
+    return Outcome("fail", f"expected error {wanted}, but it encoded",
+                   [f"expected class: {wanted}", f"actual outcome: wrote {response['hex']}"] +
+                   diagnosis.annotated(bytes.fromhex(response["hex"])) + context, answer="hex")

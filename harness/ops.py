@@ -1,0 +1,69 @@
+"""Turns vectors into operations: what is sent to a runner and what capability it needs."""
+
+import json
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Op:
+    vector: dict
+    name: str          # encode | decode | decode[<label>] | reject | reject-encode
+    cmd: str           # the protocol command: encode | decode
+    hex: str = None    # decode input
+    variant: str = None
+
+    @property
+    def vector_id(self):
+        return self.vector["id"]
+
+    @property
+    def key(self):
+        return (self.vector["id"], self.name)
+
+    def request(self, request_id):
+        req = {"cmd": self.cmd, "id": request_id, "era": self.vector["era"]}
+        if self.cmd == "encode":
+            req["values"] = self.vector["values"]
+        else:
+            req["hex"] = self.hex
+        return req
+
+    def request_line(self, request_id):
+        return encode_line(self.request(request_id))
+
+
+def encode_line(message):
+    # Compact, UTF-8 (not \u escapes) so a runner's JSON reader sees strings as they are; one line per message.
+    return (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+
+
+def ops_for(vector):
+    kind = vector["kind"]
+    if kind == "value":
+        ops = [Op(vector, "encode", "encode"), Op(vector, "decode", "decode", hex=vector["canonical"])]
+        ops += [Op(vector, f"decode[{v['label']}]", "decode", hex=v["hex"], variant=v["label"])
+                for v in vector["variants"]]
+        return ops
+    if kind == "decode-reject":
+        return [Op(vector, "reject", "decode", hex=vector["hex"])]
+    if kind == "encode-reject":
+        return [Op(vector, "reject-encode", "encode")]
+    raise ValueError(f"unknown vector kind {kind!r}")
+
+
+def plan(vectors):
+    """Every operation of the vectors, in a stable order (vectors by id, ops in their natural order)."""
+    return [op for v in sorted(vectors, key=lambda v: v["id"]) for op in ops_for(v)]
+
+
+def start_request(corpus_version):
+    return {"cmd": "start", "protocol": 1, "corpus_version": corpus_version}
+
+
+def unsupported(op, capabilities):
+    """Why the runner's declared capabilities rule this op out, or None."""
+    if op.cmd not in capabilities.get("ops", []):
+        return f"runner does not implement '{op.cmd}'"
+    if op.vector["era"] not in capabilities.get("eras", []):
+        return f"runner does not support era '{op.vector['era']}'"
+    return None

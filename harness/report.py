@@ -1,0 +1,68 @@
+"""report.json: the machine-readable result of a run (schema/report.schema.json)."""
+
+import json
+from datetime import datetime, timezone
+
+from harness import VERSION
+from harness.results import counts
+
+REPORT_FORMAT = 1
+
+
+def build(corpus, registry_version, selection, runs):
+    """runs: [(config, RunnerResult, [Verdict], Advice)]."""
+    runners, records = [], []
+    for config, result, verdicts, advice in runs:
+        info = result.info or {}
+        runners.append({
+            "name": config.name,
+            "language": info.get("language"),
+            "library": info.get("library"),
+            "library_version": info.get("library_version"),
+            "command": config.argv,
+            "capabilities": info.get("capabilities"),
+            "start_error": result.start_error,
+            "restarts": result.restarts,
+            "counts": counts(verdicts),
+            "expectations": {
+                "file": str(config.expected_failures),
+                "stale": [e.text for e in advice.stale],
+                "add": advice.add,
+                "remove": advice.remove,
+            },
+        })
+        records += [{
+            "runner": v.runner, "vector": v.vector, "op": v.op, "verdict": v.verdict, "outcome": v.outcome,
+            "level": v.level, "rules": v.rules, "era": v.era, "detail": v.detail, "diagnosis": v.diagnosis,
+            "answer": v.answer, "matched": v.matched, "expectation": v.expectation,
+        } for v in verdicts]
+    return {
+        "report_format": REPORT_FORMAT,
+        "harness_version": VERSION,
+        "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "corpus": {
+            "registry_version": registry_version,
+            "version": corpus.version,
+            "files": corpus.files,
+            "selection": selection,
+        },
+        "runners": runners,
+        "verdicts": records,
+        "totals": totals(runs),
+    }
+
+
+def totals(runs):
+    passed = failed = 0
+    for _, _, verdicts, advice in runs:
+        c = counts(verdicts)
+        passed += c["pass"] + c["xfail"] + c["info"]
+        failed += sum(c[k] for k in ("fail", "xpass", "skip", "crash", "timeout", "protocol-error"))
+        failed += len(advice.stale)
+    return {"passed": passed, "failed": failed}
+
+
+def write(path, report):
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(report, f, ensure_ascii=False, indent=1)
+        f.write("\n")

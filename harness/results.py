@@ -1,0 +1,44 @@
+"""Final verdict records: one per (runner, vector, op), after levels and expectations are applied."""
+
+from dataclasses import dataclass, field
+
+# Verdicts that fail the run. 'skip' fails too: a runner that cannot do something must say so in its list.
+FAILING = ("fail", "skip", "crash", "timeout", "protocol-error", "xpass")
+PASSING = ("pass", "xfail", "info")
+ORDER = ("pass", "fail", "xfail", "xpass", "skip", "crash", "timeout", "protocol-error", "info")
+
+
+@dataclass
+class Verdict:
+    runner: str
+    vector: str
+    op: str
+    verdict: str
+    outcome: str            # the verdict before levels and expectations (pass, fail, skip, crash, ...)
+    level: str
+    rules: list
+    era: str
+    detail: str
+    diagnosis: list = field(default_factory=list)
+    answer: str = None
+    matched: str = None
+    expectation: str = None
+
+
+def build(runner, ops, outcomes):
+    verdicts = []
+    for op in ops:
+        o = outcomes[op.key]
+        level = op.vector["level"]
+        # impl-level vectors record what the runner did, and never fail the run.
+        verdict = "info" if level == "impl" else o.verdict
+        verdicts.append(Verdict(runner, op.vector_id, op.name, verdict, o.verdict, level, op.vector["rules"],
+                                op.vector["era"], o.detail, o.diagnosis, o.answer, o.matched))
+    return verdicts
+
+
+def counts(verdicts):
+    out = {k: 0 for k in ORDER}
+    for v in verdicts:
+        out[v.verdict] += 1
+    return out

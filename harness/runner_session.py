@@ -1,0 +1,184 @@
+"""Drives one runner over a list of ops: handshake, capability skips, pipelined requests, restart on faults.
+
+Every op ends with exactly one Outcome. Responses come back in request order, so a fault (no answer in time,
+exit, a line that is not a valid response) belongs to the oldest unanswered request: that op gets crash /
+timeout / protocol-error, the process is killed and restarted, and the requests sent after it are sent again.
+"""
+
+import collections
+import json
+import time
+from dataclasses import dataclass, field
+
+from harness import schemas
+from harness.judge import Outcome, judge
+from harness.ops import encode_line, start_request, unsupported
+from harness.runner_process import EOF, TIMEOUT, RunnerProcess
+
+PROTOCOL = 1
+
+
+class StartError(Exception):
+    pass
+
+
+@dataclass
+class RunnerResult:
+    name: str
+    info: dict = None              # the start response of the first successful start
+    start_error: str = None
+    outcomes: dict = field(default_factory=dict)    # op.key -> Outcome
+    restarts: int = 0
+
+
+class Session:
+    def __init__(self, config, corpus_version, timeout, start_timeout, window=8, stderr_log=None):
+        self.config, self.corpus_version = config, corpus_version
+        self.timeout, self.start_timeout, self.window = timeout, start_timeout, window
+        self.stderr_log = stderr_log
+        self.next_id = 1
+        self.proc = None
+        self.validators = {"encode": schemas.validator("protocol.schema.json", "/$defs/encode_response"),
+                           "decode": schemas.validator("protocol.schema.json", "/$defs/decode_response")}
+
+    def run(self, ops):
+        result = RunnerResult(self.config.name)
+        try:
+            result.info = self._start()
+        except StartError as e:
+            result.start_error = str(e)
+            for op in ops:
+                result.outcomes[op.key] = Outcome("crash", f"runner did not start: {_first_line(e)}",
+                                                  str(e).splitlines())
+            return result
+        pending = collections.deque()
+        for op in ops:
+            why = unsupported(op, result.info["capabilities"])
+            if why:
+                result.outcomes[op.key] = Outcome("skip", f"not sent: {why}")
+            else:
+                pending.append(op)
+        self._exchange(pending, result)
+        if self.proc:
+            self.proc.send(encode_line({"cmd": "stop"}))
+            self.proc.stop()
+        return result
+
+    def _exchange(self, pending, result):
+        inflight = collections.deque()      # (request id, op, time sent)
+        last_answer = time.monotonic()
+        while pending or inflight:
+            while pending and len(inflight) < self.window:
+                op = pending.popleft()
+                rid, self.next_id = self.next_id, self.next_id + 1
+                self.proc.send(op.request_line(rid))
+                inflight.append((rid, op, time.monotonic()))
+            rid, op, sent = inflight[0]
+            line = self.proc.read_line(max(sent, last_answer) + self.timeout)
+            fault = self._fault(line, rid, op)
+            if fault is None:
+                inflight.popleft()
+                result.outcomes[op.key] = judge(op, json.loads(line))
+                last_answer = time.monotonic()
+                continue
+            inflight.popleft()
+            result.outcomes[op.key] = fault
+            # Requests sent after the faulty one were not at fault: send them again to a fresh process.
+            pending.extendleft(reversed([o for _, o, _ in inflight]))
+            inflight.clear()
+            result.restarts += 1
+            try:
+                self._start()
+            except StartError as e:
+                for o in pending:
+                    result.outcomes[o.key] = Outcome("crash", f"runner could not be restarted: {_first_line(e)}",
+                                                     str(e).splitlines())
+                pending.clear()
+                return
+            last_answer = time.monotonic()
+
+    def _fault(self, line, rid, op):
+        """None if line is a valid response to request rid, else the Outcome for op (the process is killed)."""
+        if line is TIMEOUT:
+            self.proc.kill()
+            return Outcome("timeout", f"no answer within {self.timeout:g} s", self._stderr("runner stderr"))
+        if line is EOF:
+            status = self.proc.describe_exit(self.proc.exit_status())
+            return Outcome("crash", f"runner {status} while handling this request",
+                           self._stderr("runner stderr (last lines)"))
+        problem = None
+        try:
+            message = json.loads(line)
+        except (UnicodeDecodeError, json.JSONDecodeError) as e:
+            problem = f"stdout line is not JSON ({e}): {_clip(line)}"
+        else:
+            if not isinstance(message, dict) or message.get("id") != rid:
+                got = message.get("id") if isinstance(message, dict) else None
+                problem = f"answered id {got!r} while request {rid} was due: {_clip(line)}"
+            else:
+                if not schemas.is_valid("protocol.schema.json", f"/$defs/{op.cmd}_response", message):
+                    error = schemas.first_error(self.validators[op.cmd], message)
+                    problem = f"response violates protocol.schema.json#/$defs/{op.cmd}_response: {error}"
+        if problem is None:
+            return None
+        self.proc.kill()
+        return Outcome("protocol-error", problem, [f"line: {_clip(line, 2000)}"] + self._stderr("runner stderr"))
+
+    def _stderr(self, title):
+        tail = self.proc.stderr_text() if self.proc else []
+        return [f"{title}:"] + [f"  | {t}" for t in tail] if tail else []
+
+    def _start(self):
+        """Starts (or restarts) the process and checks its handshake; returns the start response."""
+        if self.proc:
+            self.proc.kill()
+        try:
+            self.proc = RunnerProcess(self.config.argv, self.config.cwd, self.stderr_log)
+        except OSError as e:
+            self.proc = None
+            raise StartError(str(e)) from None
+        self.proc.send(encode_line(start_request(self.corpus_version)))
+        line = self.proc.read_line(time.monotonic() + self.start_timeout)
+        problem = None
+        if line is TIMEOUT:
+            problem = f"no answer to 'start' within {self.start_timeout:g} s"
+        elif line is EOF:
+            problem = f"runner {self.proc.describe_exit(self.proc.exit_status())} before answering 'start'"
+        else:
+            problem, info = self._check_start(line)
+        if problem:
+            stderr = self._stderr("runner stderr (last lines)")
+            self.proc.kill()
+            self.proc = None
+            raise StartError("\n".join([problem] + stderr))
+        return info
+
+    def _check_start(self, line):
+        try:
+            info = json.loads(line)
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            return f"answer to 'start' is not JSON: {_clip(line)}", None
+        if not isinstance(info, dict):
+            return f"answer to 'start' is not an object: {_clip(line)}", None
+        if info.get("protocol") != PROTOCOL:
+            return f"runner speaks protocol {info.get('protocol')!r}; the harness speaks protocol {PROTOCOL}", None
+        if not schemas.is_valid("protocol.schema.json", "/$defs/start_response", info):
+            error = schemas.first_error(schemas.validator("protocol.schema.json", "/$defs/start_response"), info)
+            return f"answer to 'start' violates protocol.schema.json#/$defs/start_response: {error}", None
+        major = int(self.corpus_version.split(".")[0])
+        if major not in info["corpus_majors"]:
+            return (f"runner supports corpus major version(s) {info['corpus_majors']}; "
+                    f"this corpus is {self.corpus_version}"), None
+        if info["name"] != self.config.name:
+            return f"runner calls itself '{info['name']}', expected '{self.config.name}'", None
+        return None, info
+
+
+def _first_line(error):
+    return str(error).splitlines()[0]
+
+
+def _clip(line, limit=200):
+    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else str(line)
+    text = text.rstrip("\n")
+    return text if len(text) <= limit else text[:limit] + "..."

@@ -1,0 +1,321 @@
+// Typed value notation (schema/value.schema.json) <-> MessagePack bytes, on @msgpack/msgpack.
+//
+// Decoding: the library's Decoder does the parsing (decodeMulti, ExtensionCodec, mapKeyConverter). Where its
+// result loses what the notation needs, a subclass overrides four of its (TypeScript-private) methods; those
+// overrides are the only coupling to the library's internals, checked at load time (see README):
+//   readF32/readF64       the library returns a plain number for ca, cb and every int alike, and converting
+//                         float32 -> double quiets signalling NaNs: return the raw bits instead.
+//   decodeUtf8String      the library does not validate UTF-8 (<= 200 bytes: mis-decodes; longer: U+FFFD):
+//                         validate the raw bytes with a fatal TextDecoder, then let the library decode.
+//   pushArrayState/Map    where the library allocates `new Array(count)`: enforce the depth limit and check the
+//                         declared count against the bytes that remain.
+// Maps: the library builds a JS object (integer-like keys reorder, duplicates collapse). The public
+// mapKeyConverter hook records every key and hands back a unique non-numeric property name, so the object
+// keeps insertion order and every entry; `toTyped` turns it back into ordered pairs.
+//
+// Encoding is type-directed: each scalar is written by a library Encoder configured so its bytes are exact;
+// container headers and NaN floats are written by hand (the library cannot express them, see README).
+import { Decoder, DecodeError, Encoder, ExtData, ExtensionCodec } from "@msgpack/msgpack";
+import { decodeIgnite, encodeIgnite, isIgniteType, layoutsOf, ERAS } from "./igniteExt.mjs";
+import { WireError } from "./wireError.mjs";
+
+export const MAX_DEPTH = 512;
+
+// ---------------------------------------------------------------------------------------------- decoding
+
+/** A ca value: the library would widen it to a double (and quiet a signalling NaN). */
+class Float32Bits {
+  /** @param {string} bits 8 hex digits */
+  constructor(bits) { this.bits = bits; }
+}
+
+/** A cb value, kept as bits so it cannot be mistaken for an int and NaN payloads survive. */
+class Float64Bits {
+  /** @param {string} bits 16 hex digits */
+  constructor(bits) { this.bits = bits; }
+}
+
+/** A str value. Wrapped so the library's map-key check ("__proto__" refused) never sees a bare string. */
+class Str {
+  /** @param {string} value */
+  constructor(value) { this.value = value; }
+}
+
+/** A decoded Ignite ext: already in typed notation. */
+class IgniteValue {
+  /** @param {object} typed */
+  constructor(typed) { this.typed = typed; }
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+const OVERRIDDEN = ["readF32", "readF64", "decodeUtf8String", "pushArrayState", "pushMapState"];
+for (const name of OVERRIDDEN) {
+  // @ts-ignore -- indexing the class by name
+  if (typeof Decoder.prototype[name] !== "function") {
+    throw new Error(`@msgpack/msgpack has no Decoder.${name}: this runner is written against 3.1.3 (see README)`);
+  }
+}
+
+// The members used and overridden below are TypeScript-private, so the subclass is deliberately untyped.
+const LibraryDecoder = /** @type {new (options: import("@msgpack/msgpack").DecoderOptions<string>) => any} */ (Decoder);
+
+class TypedDecoder extends LibraryDecoder {
+  readF32() {
+    const bits = this.view.getUint32(this.pos);
+    this.pos += 4;
+    return new Float32Bits(bits.toString(16).padStart(8, "0"));
+  }
+
+  readF64() {
+    const bits = this.view.getBigUint64(this.pos);
+    this.pos += 8;
+    return new Float64Bits(bits.toString(16).padStart(16, "0"));
+  }
+
+  /** @param {number} byteLength @param {number} headerOffset */
+  decodeUtf8String(byteLength, headerOffset) {
+    const start = this.pos + headerOffset;
+    const raw = this.bytes.subarray(start, start + byteLength);
+    // A short `raw` means truncated input: the library reports that below.
+    if (raw.length === byteLength) {
+      try {
+        utf8.decode(raw);
+      } catch (e) {
+        throw new WireError("invalid.utf8", `str at byte ${start} is not well-formed UTF-8: ${/** @type {Error} */ (e).message}`);
+      }
+    }
+    return new Str(super.decodeUtf8String(byteLength, headerOffset));
+  }
+
+  /** @param {number} size */
+  pushArrayState(size) {
+    this.checkContainer(size, 1, "array");
+    super.pushArrayState(size);
+  }
+
+  /** @param {number} size */
+  pushMapState(size) {
+    this.checkContainer(size, 2, "map");
+    super.pushMapState(size);
+  }
+
+  /** Before the library allocates: nesting depth, and at least 1 byte per element / 2 per entry must remain.
+   * @param {number} size @param {number} bytesPerItem @param {string} what */
+  checkContainer(size, bytesPerItem, what) {
+    if (this.stack.length + 1 > MAX_DEPTH) throw new WireError("limit.depth", `${what} nested deeper than ${MAX_DEPTH}`);
+    const remaining = this.view.byteLength - this.pos;
+    if (size * bytesPerItem > remaining) {
+      throw new WireError("malformed.truncated", `${what} of ${size} declared at byte ${this.pos}, only ${remaining} bytes remain`);
+    }
+  }
+}
+
+/**
+ * One ExtensionCodec per era: Ignite codes of that era decode (and are validated) as Ignite types; every other
+ * code stays a raw ExtData. The library's built-in timestamp decoder (-1 -> Date) is replaced by a raw one.
+ * @type {Map<string, ExtensionCodec<string>>}
+ */
+const codecByEra = new Map();
+for (const era of ERAS) {
+  /** @type {ExtensionCodec<string>} */
+  const codec = new ExtensionCodec();
+  codec.register({ type: -1, encode: () => null, decode: (data, type) => new ExtData(type, data) });
+  for (const [code, layout] of layoutsOf(era)) {
+    codec.register({ type: code, encode: () => null, decode: (data, _type, reqEra) => new IgniteValue(decodeIgnite(layout, data, /** @type {string} */ (reqEra))) });
+  }
+  codecByEra.set(era, codec);
+}
+
+/**
+ * Decode every top-level value in `bytes`.
+ * @param {Uint8Array} bytes
+ * @param {string} era
+ * @returns {object[]} typed values
+ */
+export function decodeAll(bytes, era) {
+  const codec = codecByEra.get(era);
+  if (codec === undefined) throw new Error(`unknown era '${era}'`);
+  /** @type {unknown[]} every map key, in the order the library met them; index = property name minus KEY_PREFIX */
+  const keys = [];
+  const decoder = new TypedDecoder({
+    extensionCodec: codec,
+    context: era,
+    useBigInt64: true, // uint64 above 2^53 would come back as a rounded number otherwise
+    keyDecoder: null,
+    mapKeyConverter: (key) => {
+      keys.push(key);
+      return KEY_PREFIX + (keys.length - 1);
+    },
+    // Public guards: no declared length can exceed the whole input (str/array/map are also checked above).
+    maxStrLength: bytes.length,
+    maxBinLength: bytes.length,
+    maxExtLength: bytes.length,
+    maxArrayLength: bytes.length,
+    maxMapLength: bytes.length,
+  });
+  const decoded = [];
+  try {
+    for (const value of decoder.decodeMulti(bytes)) decoded.push(value);
+  } catch (e) {
+    throw classifyLibraryError(e);
+  }
+  return decoded.map((v) => toTyped(v, keys, 0));
+}
+
+const KEY_PREFIX = "k";
+
+/** Map the library's exceptions to error classes; anything unexpected is passed on as a runner bug.
+ * @param {unknown} e */
+function classifyLibraryError(e) {
+  if (e instanceof WireError) return e;
+  if (e instanceof RangeError) return new WireError("malformed.truncated", `library: ${e.message}`); // "Insufficient data", DataView bounds
+  if (e instanceof DecodeError) {
+    if (/^Unrecognized type byte/.test(e.message)) return new WireError("malformed.reserved", `library: ${e.message}`);
+    if (/^Max length exceeded/.test(e.message)) return new WireError("malformed.truncated", `library: ${e.message}`);
+  }
+  return e;
+}
+
+/**
+ * The library's result -> typed notation.
+ * @param {unknown} v @param {unknown[]} keys @param {number} depth containers around v
+ * @returns {object}
+ */
+function toTyped(v, keys, depth) {
+  if (v === null) return { type: "nil" };
+  if (typeof v === "boolean") return { type: "bool", value: v };
+  if (typeof v === "number" || typeof v === "bigint") return { type: "int", value: v.toString() }; // floats are Float*Bits
+  if (v instanceof Str) return { type: "str", value: v.value };
+  if (v instanceof Float32Bits) return { type: "float32", bits: v.bits };
+  if (v instanceof Float64Bits) return { type: "float64", bits: v.bits };
+  if (v instanceof Uint8Array) return { type: "bin", hex: toHex(v) };
+  if (v instanceof IgniteValue) return v.typed;
+  if (v instanceof ExtData) return { type: "ext", code: v.type, hex: toHex(/** @type {Uint8Array} */ (v.data)) };
+  // Empty containers never reach pushArrayState/pushMapState, so the depth limit is checked here as well.
+  if (depth + 1 > MAX_DEPTH) throw new WireError("limit.depth", `container nested deeper than ${MAX_DEPTH}`);
+  if (Array.isArray(v)) return { type: "array", items: v.map((item) => toTyped(item, keys, depth + 1)) };
+  if (typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) {
+    const obj = /** @type {Record<string, unknown>} */ (v);
+    const entries = Object.keys(obj).map((name) => [
+      toTyped(keys[Number(name.slice(KEY_PREFIX.length))], keys, depth + 1),
+      toTyped(obj[name], keys, depth + 1),
+    ]);
+    return { type: "map", entries };
+  }
+  throw new Error(`unexpected value from the library: ${Object.prototype.toString.call(v)}`);
+}
+
+/** @param {Uint8Array} bytes */
+export const toHex = (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("hex");
+
+// ---------------------------------------------------------------------------------------------- encoding
+
+// Each Encoder writes one kind of scalar exactly (library-behaviour.md, "@msgpack/msgpack" row):
+const plain = new Encoder(); // nil, bool, safe integers (smallest form), str, bin, ext
+const wideInt = new Encoder({ useBigInt64: true }); // bigint -> always cf/d3 + 8 bytes: used only beyond 2^53
+const float64 = new Encoder({ forceIntegerToFloat: true }); // else 1.0 -> 01, -0.0 -> 00
+const float32 = new Encoder({ forceIntegerToFloat: true, forceFloat32: true });
+
+const UINT64_MAX = 2n ** 64n - 1n;
+// In a /u pattern a surrogate class matches only surrogates that are not part of a pair.
+const LONE_SURROGATE = /[\ud800-\udfff]/u;
+const INT64_MIN = -(2n ** 63n);
+
+/**
+ * Encode the values, in order, as one byte string.
+ * @param {any[]} values typed values
+ * @returns {Uint8Array}
+ */
+export function encodeAll(values) {
+  /** @type {Uint8Array[]} */
+  const out = [];
+  for (const v of values) encodeValue(v, out);
+  return Uint8Array.from(Buffer.concat(out));
+}
+
+/** @param {any} v typed value @param {Uint8Array[]} out */
+function encodeValue(v, out) {
+  switch (v.type) {
+    case "nil":
+      out.push(plain.encode(null));
+      return;
+    case "bool":
+      out.push(plain.encode(v.value));
+      return;
+    case "int": {
+      const n = BigInt(v.value);
+      if (n < INT64_MIN || n > UINT64_MAX) throw new WireError("unrepresentable", `int ${n} outside int64/uint64`);
+      // The bigint path always writes 9 bytes, which is the smallest form only beyond 2^32 (so beyond 2^53 too).
+      out.push(Number.isSafeInteger(Number(n)) ? plain.encode(Number(n)) : wideInt.encode(n));
+      return;
+    }
+    case "float32":
+      out.push(encodeFloat(v.bits, 4, float32));
+      return;
+    case "float64":
+      out.push(encodeFloat(v.bits, 8, float64));
+      return;
+    case "str":
+      // A lone surrogate would be written as invalid UTF-8 (the library encodes it as a 3-byte sequence).
+      if (LONE_SURROGATE.test(v.value)) throw new WireError("unrepresentable", "str contains an unpaired surrogate");
+      out.push(plain.encode(v.value));
+      return;
+    case "bin":
+      out.push(plain.encode(fromHex(v.hex)));
+      return;
+    case "array":
+      out.push(containerHeader(v.items.length, 0x90, 0xdc));
+      for (const item of v.items) encodeValue(item, out);
+      return;
+    case "map":
+      out.push(containerHeader(v.entries.length, 0x80, 0xde));
+      for (const [key, value] of v.entries) {
+        encodeValue(key, out);
+        encodeValue(value, out);
+      }
+      return;
+    case "ext":
+      // The library writes the code with setInt8, which silently wraps codes outside -128..127.
+      if (!Number.isInteger(v.code) || v.code < -128 || v.code > 127) throw new WireError("unrepresentable", `ext code ${v.code} outside -128..127`);
+      out.push(plain.encode(new ExtData(v.code, fromHex(v.hex))));
+      return;
+    default: {
+      if (!isIgniteType(v.type)) throw new Error(`unknown value type '${v.type}'`);
+      const { code, payload } = encodeIgnite(v);
+      out.push(plain.encode(new ExtData(code, payload)));
+    }
+  }
+}
+
+/**
+ * A float of `width` bytes with exactly `bits`. Non-NaN values go through the library; NaNs are written by hand
+ * because a JS number cannot be relied on to carry a NaN's payload (and float32 -> double quiets sNaNs).
+ * @param {string} bits @param {4|8} width @param {Encoder} encoder
+ */
+function encodeFloat(bits, width, encoder) {
+  const raw = fromHex(bits);
+  const view = new DataView(raw.buffer, raw.byteOffset, width);
+  const value = width === 4 ? view.getFloat32(0) : view.getFloat64(0);
+  if (Number.isNaN(value)) return Uint8Array.from([width === 4 ? 0xca : 0xcb, ...raw]);
+  return encoder.encode(value);
+}
+
+/** The library has no header-only writer: fix (16 entries), 16-bit or 32-bit count.
+ * @param {number} count @param {number} fixBase @param {number} head16 (head32 = head16 + 1) */
+function containerHeader(count, fixBase, head16) {
+  if (count < 16) return Uint8Array.of(fixBase + count);
+  const wide = count > 0xffff;
+  const header = new Uint8Array(wide ? 5 : 3);
+  const view = new DataView(header.buffer);
+  header[0] = wide ? head16 + 1 : head16;
+  if (wide) view.setUint32(1, count);
+  else view.setUint16(1, count);
+  return header;
+}
+
+/** @param {string} hex */
+export function fromHex(hex) {
+  if (!/^([0-9a-f]{2})*$/.test(hex)) throw new TypeError(`not lower-case hex: ${hex.slice(0, 40)}`);
+  return Uint8Array.from(Buffer.from(hex, "hex"));
+}

@@ -1,0 +1,102 @@
+"""Unit tests: the MessagePack annotator, typed-value comparison, NaN-class byte matching, corpus loading."""
+
+import json
+
+import pytest
+
+from harness_fixtures.harness_helpers import CORPUS  # noqa: F401  (puts the repo on sys.path)
+from harness import values
+from harness.diagnosis import annotated, byte_diff
+from harness.judge import _bytes_match
+from harness.msgpack_annotate import annotate, path_at
+
+
+def paths(hex_):
+    segments, error = annotate(bytes.fromhex(hex_))
+    return [(s.start, s.end, s.path) for s in segments], error
+
+
+@pytest.mark.parametrize("hex_, offset, path", [
+    ("0192a178c0", 4, "[1].items[1]"),
+    ("0192a178c0", 3, "[1].items[0].str.payload"),
+    ("d6ff00000001", 5, "[0].ext(-1).payload[3]"),
+    ("c70503aabbccddee", 1, "[0].ext.length"),
+    ("c70503aabbccddee", 2, "[0].ext(3).type"),
+    ("82a16101a16102", 4, "[0].entries[1].key.str.header"),
+    ("82a16101a16102", 6, "[0].entries[1].value"),
+    ("d90461626364", 0, "[0].str.header"),
+    ("d90461626364", 1, "[0].str.length"),
+    ("cb3ff0000000000000", 3, "[0].float64.payload[2]"),
+    ("de00010102", 2, "[0].map.length"),
+    ("c0", 1, "(past the end)"),
+])
+def test_path_at_offset(hex_, offset, path):
+    segments, error = annotate(bytes.fromhex(hex_))
+    assert error is None
+    assert path_at(segments, offset) == path
+
+
+@pytest.mark.parametrize("hex_, error, last_path", [
+    ("a361", "truncated: the str payload needs 3 bytes, 1 remain", "[0].str.payload"),
+    ("92c1", "reserved byte c1", "[0].items[0]"),
+    ("cd01", "truncated: uint16 needs 2 bytes, 1 remain", "[0].int.payload"),
+    ("ddffffffff", "truncated: a value needs 1 bytes, 0 remain", "[0].items[0]"),
+    ("c7", "truncated: the ext length needs 1 bytes, 0 remain", "[0].ext.length"),
+])
+def test_malformed_bytes_stop_the_walk_cleanly(hex_, error, last_path):
+    segments, err = annotate(bytes.fromhex(hex_))
+    assert err == error
+    assert segments[-1].part == "malformed" and segments[-1].path == last_path
+    assert segments[-1].end == len(bytes.fromhex(hex_))
+
+
+def test_deep_nesting_is_bounded():
+    segments, error = annotate(bytes.fromhex("91" * 5000 + "c0"))
+    assert error.startswith("nested deeper than")
+    segments, error = annotate(bytes.fromhex("91" * 512 + "c0"))
+    assert error is None and segments[-1].path.count(".items[0]") == 512
+
+
+def test_annotated_lines_mark_the_focus():
+    lines = annotated(bytes.fromhex("92a3616263c3"), focus=3)
+    assert lines[2].startswith("  >     2  61 62 63")
+    assert "[0].items[0].str.payload  'abc'" in lines[2]
+
+
+def test_byte_diff_when_actual_is_shorter():
+    lines = byte_diff(bytes.fromhex("92c0c0"), bytes.fromhex("92c0"))
+    assert lines[0] == "first difference at byte offset 2: expected path [0].items[1], actual path (past the end)"
+
+
+def test_value_comparison_is_strict_json_equality():
+    assert values.first_difference([{"type": "int", "value": "1"}], [{"type": "int", "value": "1"}]) is None
+    assert values.first_difference([{"type": "bool", "value": True}], [{"type": "bool", "value": 1}]) == "$[0].value"
+    assert values.first_difference([{"type": "nil"}], []) == "$[0]"
+    assert values.first_difference([], [{"type": "nil"}]) == "$[0]"
+    assert values.first_difference([{"type": "map", "entries": []}], [{"type": "map", "entries": [], "x": 1}]) == "$[0]"
+
+
+def test_nan_class_values():
+    nan64 = {"type": "float64", "bits": "7ff8000000000001"}
+    assert values.first_difference([nan64], [{"type": "float64", "bits": "fff0000000000abc"}], True) is None
+    assert values.first_difference([nan64], [{"type": "float64", "bits": "fff0000000000abc"}], False) == "$[0].bits"
+    assert values.first_difference([nan64], [{"type": "float64", "bits": "7ff0000000000000"}], True) == "$[0]"
+    assert values.first_difference([nan64], [{"type": "float32", "bits": "7fc00000"}], True) == "$[0]"
+
+
+def test_nan_class_bytes():
+    canonical = bytes.fromhex("92cb7ff8000000000001ca3f800000")
+    assert _bytes_match(canonical, bytes.fromhex("92cbfff0000000000abcca3f800000"), True)
+    assert not _bytes_match(canonical, bytes.fromhex("92cbfff0000000000abcca3f800000"), False)
+    assert not _bytes_match(canonical, bytes.fromhex("92cb7ff0000000000000ca3f800000"), True)   # infinity
+    assert not _bytes_match(canonical, bytes.fromhex("92cb7ff8000000000001ca3f800001"), True)   # not a NaN spot
+    assert not _bytes_match(canonical, bytes.fromhex("92ca7fc00001ca3f800000"), True)           # narrowed
+
+
+def test_fixture_corpus_loads_sorted():
+    from harness.corpus import load
+    corpus = load(CORPUS)
+    ids = [v["id"] for v in corpus.vectors]
+    assert ids == sorted(ids) and len(ids) == len(set(ids)) == 16
+    assert {v["kind"] for v in corpus.vectors} == {"value", "decode-reject", "encode-reject"}
+    assert json.loads((CORPUS / "basic.json").read_text())["corpus_version"] == corpus.version
