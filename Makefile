@@ -13,7 +13,7 @@ comma   := ,
 RUNNER_LIST := $(subst $(comma), ,$(RUNNERS))
 ARGS    ?=
 
-.PHONY: setup vectors build verify test pytest checks $(addprefix runner-,$(ALL_RUNNERS))
+.PHONY: setup vectors build verify test pytest checks
 
 setup:
 	@tools/need-deb python3-jsonschema python3-pytest python3-yaml python3-hypothesis
@@ -21,7 +21,8 @@ setup:
 vectors: setup
 	$(PY) -m generator
 
-# Each runner builds itself: runners/<name>/Makefile has 'setup' (installs what is missing) and 'build'.
+# Each runner builds itself: runners/<name>/Makefile has `setup` (installs what is missing) and `build`.
+# (runner-<name> is deliberately not .PHONY: make does not search pattern rules for phony targets.)
 runner-%:
 	@test -f runners/$*/runner.json || { echo "no runner '$*' (have: $(ALL_RUNNERS))" >&2; exit 2; }
 	$(MAKE) --no-print-directory -C runners/$* setup build
