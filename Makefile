@@ -2,6 +2,7 @@
 #   make verify   set up what is missing, build every runner, run it over the corpus (reports in out/)
 #   make test     the project's own tests (pytest) and then make verify
 #   make vectors  regenerate vectors/ from generator/sources/
+#   make report   out/dashboard.html, out/summary.md and out/badges/ from the last run
 # RUNNERS=python,java selects runners (default: every runners/<name>/runner.json); ARGS='...' goes to the harness.
 
 # Debian's own interpreter: the python3-* packages below belong to it, not to whatever python3 is first on PATH.
@@ -13,10 +14,13 @@ comma   := ,
 RUNNER_LIST := $(subst $(comma), ,$(RUNNERS))
 ARGS    ?=
 
-.PHONY: setup vectors build verify test pytest checks
+.PHONY: setup vectors build verify report test pytest checks
 
+# Harness, generator and tests; chromium + selenium for the dashboard's browser test, lxml + junitparser for
+# checking the JUnit XML.
 setup:
-	@tools/need-deb python3-jsonschema python3-pytest python3-yaml python3-hypothesis
+	@tools/need-deb python3-jsonschema python3-pytest python3-yaml python3-hypothesis \
+	  chromium chromium-driver python3-selenium python3-lxml python3-junitparser
 
 vectors: setup
 	$(PY) -m generator
@@ -32,6 +36,10 @@ build: $(addprefix runner-,$(RUNNER_LIST))
 verify: setup build
 	$(PY) -m harness verify --runners $(RUNNERS) --out $(OUT) $(ARGS)
 
+# The dashboard, Markdown summary and badges from the last run's report.
+report: setup
+	$(PY) -m dashboard --report $(OUT)/report.json --corpus vectors --out $(OUT)
+
 pytest: setup
 	$(PY) -m pytest -q tests
 
@@ -44,3 +52,9 @@ checks: build
 test: pytest
 	$(MAKE) --no-print-directory verify
 	$(MAKE) --no-print-directory checks
+
+# dist/ignite-wire-corpus-<corpus_version>.tar.gz + dist/SHA256SUMS (spec.md 8.3). Refuses a corpus that differs
+# from its sources or its manifest, and a CHANGELOG.md without an entry for the version.
+.PHONY: release
+release: setup
+	$(PY) tools/release.py --out dist

@@ -1,0 +1,1 @@
+"""Static reports from a harness run: dashboard.html (one self-contained file), summary.md, badges/<runner>.json."""

@@ -1,0 +1,62 @@
+"""python3 -m dashboard --report out/report.json --corpus vectors --out out/
+writes out/dashboard.html, out/summary.md and out/badges/<runner>.json from the report of the last run."""
+
+import argparse
+import sys
+import threading
+from pathlib import Path
+
+from dashboard import badges, model, page, summary
+
+STACK_SIZE = 256 << 20    # the corpus has values nested 600 deep; json and the clipper recurse through them
+
+
+def parser():
+    p = argparse.ArgumentParser(prog="python3 -m dashboard", description=__doc__.splitlines()[0])
+    p.add_argument("--report", default="out/report.json", help="the harness report (default out/report.json)")
+    p.add_argument("--corpus", default=str(model.REPO / "vectors"), help="corpus directory or file (vectors/)")
+    p.add_argument("--registry", default=str(model.REPO / "schema" / "registry.json"),
+                   help="the registry with the spec rules (schema/registry.json)")
+    p.add_argument("--out", default="out", help="output directory (default out/)")
+    p.add_argument("--dashboard-url", default="dashboard.html",
+                   help="where summary.md links point (e.g. the URL of the uploaded dashboard)")
+    return p
+
+
+def run(args):
+    report = model.read_report(args.report)
+    data = model.build(report, model.read_corpus(args.corpus), model._read_json(args.registry, "registry"))
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "dashboard.html").write_text(page.render(data), encoding="utf-8")
+    (out / "summary.md").write_text(summary.render(data, args.dashboard_url), encoding="utf-8")
+    badge_paths = badges.write(data, out)
+    print(f"dashboard: wrote {out / 'dashboard.html'}, {out / 'summary.md'}, "
+          f"{len(badge_paths)} badge(s) in {out / 'badges'}", file=sys.stderr)
+
+
+def main(argv=None):
+    args = parser().parse_args(argv)
+    box = []
+
+    def work():
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
+        try:
+            run(args)
+            box.append(0)
+        except model.InputError as e:
+            print(f"dashboard: {e}", file=sys.stderr)
+            box.append(2)
+
+    old = threading.stack_size(STACK_SIZE)
+    try:
+        worker = threading.Thread(target=work)
+        worker.start()
+    finally:
+        threading.stack_size(old)
+    worker.join()
+    return box[0] if box else 3
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,19 @@
+"""Verdicts grouped into the five states the reports show, each with a colour, a symbol and a word."""
+
+# verdict -> state. A state is shown with colour AND text, never colour alone.
+STATE = {
+    "pass": "pass", "info": "info",
+    "xfail": "xfail",
+    "fail": "fail", "xpass": "fail", "skip": "fail",
+    "crash": "crash", "timeout": "crash", "protocol-error": "crash",
+}
+# Worst first: the state of a group of verdicts is the worst state in it.
+SEVERITY = ("crash", "fail", "xfail", "info", "pass")
+FAILING = ("fail", "xpass", "skip", "crash", "timeout", "protocol-error")
+VERDICTS = ("pass", "fail", "xfail", "xpass", "skip", "crash", "timeout", "protocol-error", "info")
+
+
+def worst(verdicts):
+    """The worst state among verdict names, or None for none."""
+    states = {STATE.get(v, "crash") for v in verdicts}
+    return next((s for s in SEVERITY if s in states), None)

@@ -1,0 +1,64 @@
+"""summary.md: a Markdown digest for a CI job summary - one row per runner, then every failing id linked into
+the dashboard."""
+
+from urllib.parse import quote
+
+from dashboard.status import FAILING
+
+MAX_FAILING_ROWS = 100
+MARK = {"pass": "✅ pass", "info": "✅ pass", "xfail": "✅ pass (expected failures)", "fail": "❌ fail",
+        "crash": "💥 crash", "none": "➖ nothing ran"}
+
+
+def _cell(text):
+    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def vector_link(dashboard_url, vector_id):
+    return f"{dashboard_url}#vector={quote(vector_id, safe='')}"
+
+
+def render(data, dashboard_url="dashboard.html"):
+    meta, runners = data["meta"], data["runners"]
+    failing_total = meta["totals"]["failed"]
+    sel = meta["selection"]
+    head = "❌" if failing_total else "✅"
+    lines = [f"## {head} Ignite 3 wire-value conformance: {meta['totals']['passed']} passed, {failing_total} failed",
+             "",
+             f"Corpus {meta['corpus_version']} · harness {meta['harness_version']} · {meta['timestamp']} · "
+             f"{sel['vectors']} vectors, {sel['ops']} operations per runner"
+             + ("" if sel["full"] else " (a selection, not the whole corpus)")
+             + f" · [dashboard]({dashboard_url})", "",
+             "| runner | library | pass | expected failures | fail | crash / timeout / protocol | "
+             "skip / xpass | stale | status |",
+             "|---|---|--:|--:|--:|--:|--:|--:|---|"]
+    for r in runners:
+        c = r["counts"]
+        lib = " ".join(x for x in (r["library"], r["library_version"]) if x) or "-"
+        if r["language"]:
+            lib += f" ({r['language']})"
+        status = MARK["fail"] if r["failing"] and r["state"] not in ("crash",) else MARK[r["state"]]
+        if r["start_error"]:
+            status = "💥 did not start"
+        lines.append("| " + " | ".join(_cell(x) for x in (
+            r["name"], lib, c["pass"] + c["info"], c["xfail"], c["fail"],
+            c["crash"] + c["timeout"] + c["protocol-error"], c["skip"] + c["xpass"],
+            len(r["expectations"]["stale"]), status)) + " |")
+
+    failing = [(name, v, res) for v in data["vectors"] for name, results in v["results"].items()
+               for res in results if res["verdict"] in FAILING]
+    lines += ["", f"### Failing ({len(failing)})", ""]
+    if not failing:
+        lines.append("Nothing fails.")
+    else:
+        lines += ["| runner | vector | op | verdict | detail |", "|---|---|---|---|---|"]
+        for name, v, res in failing[:MAX_FAILING_ROWS]:
+            lines.append(f"| {_cell(name)} | [{_cell(v['id'])}]({vector_link(dashboard_url, v['id'])}) | "
+                         f"{_cell(res['op'])} | {_cell(res['verdict'])} | {_cell(res['detail'])} |")
+        if len(failing) > MAX_FAILING_ROWS:
+            lines.append(f"\n… and {len(failing) - MAX_FAILING_ROWS} more in the [dashboard]({dashboard_url}).")
+    stale = [(r["name"], s) for r in runners for s in r["expectations"]["stale"]]
+    if stale:
+        lines += ["", f"### Stale expected-failure entries ({len(stale)})", ""]
+        lines += [f"- {_cell(name)}: `{s}`" for name, s in stale]
+    return "\n".join(lines) + "\n"

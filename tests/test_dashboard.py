@@ -1,0 +1,123 @@
+"""python3 -m dashboard on the fixture report: what the page data, summary.md and the badges say."""
+
+import json
+import re
+
+from dashboard_fixtures.dashboard_helpers import (CRASH_VECTOR, FAILING_VECTOR, REPORT, XFAIL_VECTOR, build,
+                                                  page_data, with_cross)
+from dashboard import values
+
+
+def outputs(tmp_path, **kw):
+    out = tmp_path / "out"
+    assert build(out, **kw) == 0
+    html = (out / "dashboard.html").read_text()
+    return out, html, page_data(html)
+
+
+def test_writes_one_self_contained_page_summary_and_badges(tmp_path):
+    out, html, data = outputs(tmp_path)
+    assert sorted(p.name for p in (out / "badges").iterdir()) == ["oracle.json", "python.json"]
+    assert (out / "summary.md").exists()
+    # No network: nothing is loaded from anywhere (no src=, no <link>, no url()), and the CSP forbids it.
+    assert not re.search(r"<link\b|\bsrc\s*=|url\(|@import", html)
+    assert "default-src 'none'" in html
+    assert "/*DATA*/" not in html and "/*JS*/" not in html and "/*CSS*/" not in html
+
+
+def test_families_by_runners_have_each_state(tmp_path):
+    _, _, data = outputs(tmp_path)
+    cells = {(f["name"], r): c for f in data["families"] for r, c in f["cells"].items()}
+    assert cells[("seed", "python")] == {"counts": {"pass": 3, "fail": 1}, "state": "fail"}
+    assert cells[("str", "python")]["state"] == "xfail"
+    assert cells[("seed", "oracle")] == {"counts": {"pass": 3, "crash": 1}, "state": "crash"}
+    assert cells[("int", "python")]["state"] == "pass"
+    assert sum(f["vectors"] for f in data["families"]) == 16
+
+
+def test_failing_vector_has_expected_and_actual_bytes_annotated(tmp_path):
+    _, _, data = outputs(tmp_path)
+    v = next(v for v in data["vectors"] if v["id"] == FAILING_VECTOR)
+    (encode,) = [r for r in v["results"]["python"] if r["op"] == "encode"]
+    assert encode["verdict"] == "fail"
+    actual = encode["actual"]
+    assert actual["focus"] == 50
+    at50 = {r[0]: r for r in actual["bytes"]["ranges"]}[50]
+    assert at50[2:5] == ["cd", "[1].items[0].int.header", "uint16"]
+    canonical50 = {r[0]: r for r in v["canonical"]["ranges"]}[50]
+    assert canonical50[2:5] == ["d2", "[1].items[0].int.header", "int32"]
+    assert v["values"][1]["items"][0] == {"type": "int", "value": "2005"}
+
+
+def test_xfail_and_crash_keep_their_reasons(tmp_path):
+    _, _, data = outputs(tmp_path)
+    python = next(x for x in data["expected_failures"] if x["runner"] == "python")
+    (entry,) = python["entries"]
+    assert entry["expectation"].endswith("fixture: the corpus wrongly says str8 is canonical for a 3-byte string")
+    assert entry["matches"] == [{"vector": XFAIL_VECTOR, "op": "encode", "verdict": "xfail",
+                                 "detail": "bytes differ from canonical at offset 0"}]
+    crash = next(v for v in data["vectors"] if v["id"] == CRASH_VECTOR)
+    assert crash["state"] == {"python": "pass", "oracle": "crash"}
+    (record,) = [r for r in crash["results"]["oracle"] if r["verdict"] == "crash"]
+    assert any("crashing on purpose" in line for line in record["diagnosis"])
+
+
+def test_rule_coverage_marks_rules_without_vectors(tmp_path):
+    _, _, data = outputs(tmp_path)
+    rules = {r["id"]: r for r in data["rules"]}
+    registry = json.loads((REPORT.parent.parent.parent / "schema" / "registry.json").read_text())
+    assert set(rules) == {r["id"] for r in registry["rules"]}
+    assert rules["MP-NIL"]["vectors"] == [] and rules["MP-NIL"]["state"]["python"]["state"] == "none"
+    assert FAILING_VECTOR in rules["MP-INT-CANON"]["vectors"]
+    assert rules["MP-INT-CANON"]["state"]["python"]["state"] == "fail"
+    assert rules["MP-INT-CANON"]["state"]["oracle"]["state"] == "crash"
+
+
+def test_summary_has_runner_table_and_links_to_failing_ids(tmp_path):
+    out, _, _ = outputs(tmp_path, extra_args=["--dashboard-url", "https://ci.example/run/7/dashboard.html"])
+    md = (out / "summary.md").read_text()
+    assert md.startswith("## ❌ Ignite 3 wire-value conformance: 90 passed, 2 failed")
+    assert "| python | msgpack-python 1.0.3 (python 3.11.2) | 44 | 1 | 1 | 0 | 0 | 0 | ❌ fail |" in md
+    assert "| oracle | oracle 0 (python) | 45 | 0 | 0 | 1 | 0 | 0 | 💥 crash |" in md
+    assert (f"| python | [{FAILING_VECTOR}](https://ci.example/run/7/dashboard.html#vector={FAILING_VECTOR}) "
+            "| encode | fail | bytes differ from canonical at offset 50 |") in md
+    assert f"[{CRASH_VECTOR}](https://ci.example/run/7/dashboard.html#vector={CRASH_VECTOR}) | encode | crash" in md
+    assert XFAIL_VECTOR not in md     # an expected failure does not fail the run
+
+
+def test_badges_are_shields_endpoint_json(tmp_path):
+    out, _, _ = outputs(tmp_path)
+    python = json.loads((out / "badges" / "python.json").read_text())
+    assert python == {"schemaVersion": 1, "label": "python conformance", "message": "1 failing of 46", "color": "red"}
+    report = json.loads(REPORT.read_text())
+    for r in report["runners"]:      # a clean runner: all green, xfails said
+        r["counts"] = dict.fromkeys(r["counts"], 0, ) | {"pass": 45, "xfail": 1}
+    report["verdicts"] = [dict(v, verdict="pass") for v in report["verdicts"]]
+    path = tmp_path / "clean.json"
+    path.write_text(json.dumps(report))
+    out2, _, _ = outputs(tmp_path / "clean", report=path)
+    assert json.loads((out2 / "badges" / "python.json").read_text()) == {
+        "schemaVersion": 1, "label": "python conformance", "message": "46/46 pass, 1 expected failures",
+        "color": "yellowgreen"}
+
+
+def test_cross_matrix_is_carried_when_the_report_has_it(tmp_path):
+    _, _, data = outputs(tmp_path)
+    assert data["cross"] is None
+    _, _, data = outputs(tmp_path / "x", report=with_cross(tmp_path))
+    assert [c["consumer"] for c in data["cross"]["cells"]] == ["python", "oracle", "python"]
+
+
+def test_huge_values_are_clipped():
+    big = [{"type": "array", "items": [{"type": "str", "value": "x" * 100000}] * 65536}]
+    clipped = values.clip(big)
+    assert len(json.dumps(clipped)) < 20000
+    assert clipped[0]["items"][-1] == {"type": "clipped", "count": 65536 - values.MAX_ITEMS}
+    assert clipped[0]["items"][0]["clipped_chars"] == 100000
+
+
+def test_unreadable_report_is_a_usage_error(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    assert build(tmp_path / "out", report=bad) == 2
+    assert "not a harness report" in capsys.readouterr().err

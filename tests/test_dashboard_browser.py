@@ -1,0 +1,122 @@
+"""The dashboard in a real browser: headless Chromium driven by Selenium (Debian chromium, chromium-driver,
+python3-selenium). Loads the page built from the fixture report, clicks through to the failing vector, checks
+what the page shows, and saves a screenshot in out/test-screenshots/."""
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+from dashboard_fixtures.dashboard_helpers import (CRASH_VECTOR, FAILING_VECTOR, REPO, XFAIL_VECTOR, build,
+                                                  with_cross)
+
+CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
+SCREENSHOTS = REPO / "out" / "test-screenshots"
+WAIT = 10       # seconds for any one thing to appear
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+         "--disable-background-networking", "--disable-component-update", "--disable-sync",
+         "--window-size=1400,1000"]
+
+
+@pytest.fixture(scope="module")
+def browser():
+    for path in (CHROMIUM, CHROMEDRIVER):
+        assert Path(path).exists(), f"{path} is missing: run 'make setup' (Debian chromium, chromium-driver)"
+    profile = tempfile.mkdtemp(prefix="dashboard-chromium-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in FLAGS + [f"--user-data-dir={profile}"]:
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # The Debian driver by path: Selenium must not look for (download) one of its own.
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(WAIT)
+    driver.set_script_timeout(WAIT)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def load(driver, html_path):
+    driver.get(html_path.as_uri())
+    WebDriverWait(driver, WAIT).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    assert not errors, errors
+
+
+def test_click_into_a_failing_vector(browser, tmp_path):
+    out = tmp_path / "out"
+    assert build(out) == 0
+    load(browser, out / "dashboard.html")
+    wait = WebDriverWait(browser, WAIT)
+    assert browser.find_element(By.ID, "overall").text == "✗ 2 failing"
+
+    # The matrix: seed x python fails (colour and text), seed x oracle crashed, str x python is an expected failure.
+    cell = browser.find_element(By.CSS_SELECTOR, 'td.cell[data-family="seed"][data-runner="python"]')
+    assert "fail" in cell.get_attribute("class").split() and cell.text == "✗ 3 pass · 1 fail"
+    assert browser.find_element(By.CSS_SELECTOR, 'td.cell[data-family="seed"][data-runner="oracle"]').text == \
+        "‼ 3 pass · 1 crash"
+    assert browser.find_element(By.CSS_SELECTOR, 'td.cell[data-family="str"][data-runner="python"]').text == \
+        "≈ 12 pass · 1 xfail"
+
+    # Click the cell: the vector list narrows to that family; click the failing vector's row.
+    cell.click()
+    rows = browser.find_elements(By.CSS_SELECTOR, "#vector-table tr.vrow")
+    assert [r.get_attribute("data-id") for r in rows] == [FAILING_VECTOR, CRASH_VECTOR]
+    rows[0].click()
+    detail = wait.until(EC.visibility_of_element_located((By.ID, "detail")))
+    assert browser.find_element(By.ID, "detail-title").text == FAILING_VECTOR
+    assert browser.current_url.endswith(f"#vector={FAILING_VECTOR}")
+
+    failure = detail.find_element(By.CSS_SELECTOR, '[data-role="failure"][data-runner="python"][data-op="encode"]')
+    assert "bytes differ from canonical at offset 50" in failure.text
+    expected_focus = failure.find_element(By.CSS_SELECTOR, '[data-role="expected"] tr.focus').text
+    actual_focus = failure.find_element(By.CSS_SELECTOR, '[data-role="actual"] tr.focus').text
+    assert expected_focus.split() == ["▶", "50", "d2", "[1].items[0].int.header", "int32"]
+    assert actual_focus.split() == ["▶", "50", "cd", "[1].items[0].int.header", "uint16"]
+    values = detail.find_element(By.CSS_SELECTOR, '[data-role="values"]').text
+    assert "int 2005" in values and 'str "select * from cars where year > ? and seats = ?"' in values
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    shot = SCREENSHOTS / "dashboard-failing-vector.png"
+    assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10000
+
+    # Escape closes the detail; search by id finds the expected failure, whose detail names its reason.
+    browser.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+    wait.until(EC.invisibility_of_element_located((By.ID, "detail")))
+    search = browser.find_element(By.ID, "search")
+    search.send_keys("*header-str8")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#vector-table tr.vrow")
+    assert [r.get_attribute("data-id") for r in rows] == [XFAIL_VECTOR]
+    rows[0].find_element(By.TAG_NAME, "a").click()
+    wait.until(EC.text_to_be_present_in_element((By.ID, "detail-title"), XFAIL_VECTOR))
+    assert "expected to fail: " in browser.find_element(By.ID, "detail").text
+    assert "the corpus wrongly says str8 is canonical" in browser.find_element(By.ID, "detail").text
+    browser.find_element(By.ID, "detail-close").click()
+    wait.until(EC.invisibility_of_element_located((By.ID, "detail")))
+
+    # Rules with no vector stand out; the report has no producer x consumer matrix, and the page says so.
+    nil_rule = browser.find_element(By.ID, "rule-MP-NIL")
+    assert "uncovered" in nil_rule.get_attribute("class") and "NO VECTOR" in nil_rule.text
+    assert browser.find_element(By.CSS_SELECTOR, '[data-role="cross-missing"]').text.startswith("Not in this report")
+
+
+def test_cross_matrix_section_when_the_report_has_it(browser, tmp_path):
+    out = tmp_path / "out"
+    assert build(out, report=with_cross(tmp_path)) == 0
+    load(browser, out / "dashboard.html")
+    matrix = browser.find_element(By.CSS_SELECTOR, '[data-role="cross-matrix"]')
+    rows = [[c.text.split("\n")[0] for c in r.find_elements(By.CSS_SELECTOR, "th, td")]
+            for r in matrix.find_elements(By.CSS_SELECTOR, "tbody tr")]
+    assert rows == [["python wrote", "✓ 16 pass", "✗ 15 pass · 1 fail"],
+                    ["oracle wrote", "✓ 16 pass", "– not run"]]
+    assert not browser.find_elements(By.CSS_SELECTOR, '[data-role="cross-missing"]')
