@@ -6,7 +6,8 @@ from pathlib import Path
 
 import yaml
 
-from . import ignite
+from . import ignite, manifest
+from .derive import derive
 from .sources import SourceError, expand
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -15,15 +16,24 @@ SOURCES, VECTORS = ROOT / "generator" / "sources", ROOT / "vectors"
 
 def render() -> dict[str, str]:
     """File name -> exact text of every corpus file (deterministic: no clocks, sorted nothing implicitly)."""
-    out = {}
+    sources = []
     for path in sorted(SOURCES.glob("*.yaml")):
         rel = path.relative_to(ROOT).as_posix()
         try:
             source = yaml.safe_load(path.read_text(encoding="utf-8"))
         except yaml.YAMLError as e:
             raise SourceError(f"{rel}: {e}") from None
+        sources.append((rel, source, expand(source, rel)))
+    # Derivations read the hand-written corpus: every source without a derive: section.
+    # Only MessagePack vectors: a Binary Tuple vector's prefixes and bytes follow other rules (spec 6.2).
+    pool = [v for _rel, source, vectors in sources if "derive" not in source for v in vectors if "format" not in v]
+    sources = [(rel, source, vectors + derive(source, rel, pool)) for rel, source, vectors in sources]
+    kept = drop_duplicates(sources)
+    out = {}
+    for i, (rel, source, vectors) in enumerate(sources):
         corpus = {"corpus_version": ignite.REGISTRY["corpus_version"], "family": source["family"],
-                  "description": source["description"], "source": rel, "vectors": expand(source, rel)}
+                  "description": source["description"], "source": rel,
+                  "vectors": [v for j, v in enumerate(vectors) if (i, j) in kept]}
         name = f"{source['family']}.json"
         if name in out:
             raise SourceError(f"{rel}: family {source['family']!r} is produced by another source too")
@@ -31,7 +41,33 @@ def render() -> dict[str, str]:
         lines = ",\n".join("  " + json.dumps(v, ensure_ascii=False, separators=(",", ":")) for v in corpus["vectors"])
         head = json.dumps({k: v for k, v in corpus.items() if k != "vectors"}, ensure_ascii=False)[:-1]
         out[name] = f'{head}, "vectors": [\n{lines}\n]}}\n'
+    if manifest.NAME in out:
+        raise SourceError(f"family {manifest.NAME[:-5]!r}: the name is reserved for the corpus manifest")
+    out[manifest.NAME] = manifest.render(out)
     return out
+
+
+def drop_duplicates(sources) -> set[tuple[int, int]]:
+    """(source index, vector index) of the vectors to write. A source with `skip_duplicates: true` (the
+    swept and derived hostile corpus) drops each vector whose era, kind and bytes an earlier vector already
+    has. "Earlier" is by `since`, then plain sources before skipping ones, then file and position: a vector
+    added in a later corpus version can never displace an existing id. Duplicates among plain sources
+    are left for the corpus checks to report."""
+    def version(v):
+        return tuple(int(x) for x in v["since"].split("."))
+
+    order = sorted(((version(v), bool(source.get("skip_duplicates")), i, j)
+                    for i, (_rel, source, vectors) in enumerate(sources) for j, v in enumerate(vectors)))
+    seen, kept = set(), set()
+    for _version, skipping, i, j in order:
+        v = sources[i][2][j]
+        key = (v["era"], v["kind"], v.get("canonical") or v.get("hex") or json.dumps(v.get("values")), v.get("nan"),
+               v.get("format"), json.dumps(v.get("columns")))
+        if skipping and key in seen:
+            continue
+        seen.add(key)
+        kept.add((i, j))
+    return kept
 
 
 def main() -> int:

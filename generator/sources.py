@@ -24,7 +24,9 @@ _BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
            ast.Div: lambda a, b: Fraction(a) / Fraction(b), ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
 _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
             ast.Gt: operator.gt, ast.GtE: operator.ge}
-_FUNCS = {"range": lambda *a: list(range(*a)), "len": len, "utf8len": lambda s: len(s.encode("utf-8"))}
+_FUNCS = {"range": lambda *a: list(range(*a)), "len": len, "utf8len": lambda s: len(s.encode("utf-8")),
+          # hex(n, size): n as `size` big-endian bytes in lower-case hex (two's complement when negative), for ids
+          "hex": lambda n, size: wire.be(n, size, signed=n < 0).hex()}
 
 
 def evaluate(expr, names: dict | None = None):
@@ -172,10 +174,22 @@ def subst(x, names):
     return x
 
 
+HEADER_TABLES = {"str": wire.STR_HEADERS, "bin": wire.BIN_HEADERS, "array": wire.ARRAY_HEADERS, "map": wire.MAP_HEADERS}
+
+
+def payload_bytes(spec, names, era) -> bytes:
+    """A payload: a hex string, {repeat, count, prefix, suffix}, or a list of byte parts (hex_bytes)."""
+    if isinstance(spec, list):
+        return hex_bytes(spec, names, era)
+    return bytes.fromhex(repeated(spec, names, ""))
+
+
 def hex_bytes(spec, names, era) -> bytes:
     """Reject inputs: a hex string (spaces allowed) or a list of parts: hex strings, {value: ...} (its
-    canonical bytes), {repeat: hex, count: N}, {str_payload: hex}, {ext_payload: hex, code: C},
-    {array_header: N}, {map_header: N} (each with an optional explicit `form`)."""
+    canonical bytes), {repeat: hex, count: N}, {be: EXPR, size: N} (an integer as N big-endian bytes,
+    two's complement when negative), {str_payload: P}, {ext_payload: P, code: C} (P: see payload_bytes),
+    {array_header: N}, {map_header: N}, {header: str|bin|array|map, length: N} and {ext_header: C, length: N}:
+    a bare header declaring N (each with an optional explicit `form`)."""
     if isinstance(spec, str):
         return bytes.fromhex(subst(spec, names))
     out = b""
@@ -185,17 +199,27 @@ def hex_bytes(spec, names, era) -> bytes:
         elif "value" in part:
             out += encode.canonical(value(part["value"], names, era))
         elif "str_payload" in part:  # a str header sized for raw (possibly invalid) payload bytes
-            data = bytes.fromhex(repeated(part["str_payload"], names, ""))
-            out += wire.str_header(len(data), part.get("form")) + data
-        elif "ext_payload" in part:  # {ext_payload: hex, code: C, form: optional container}
-            data = bytes.fromhex(repeated(part["ext_payload"], names, ""))
-            out += wire.ext(as_int(subst(part["code"], names), names), data, part.get("form"))
+            data = payload_bytes(resolve(part["str_payload"], names), names, era)
+            out += wire.str_header(len(data), subst(part.get("form"), names)) + data
+        elif "ext_payload" in part:  # {ext_payload: P, code: C, form: optional container}
+            data = payload_bytes(resolve(part["ext_payload"], names), names, era)
+            out += wire.ext(as_int(subst(part["code"], names), names), data, subst(part.get("form"), names))
         elif "array_header" in part:
-            out += wire.array_header(as_int(subst(part["array_header"], names), names), part.get("form"))
+            out += wire.array_header(as_int(subst(part["array_header"], names), names), subst(part.get("form"), names))
         elif "map_header" in part:
-            out += wire.map_header(as_int(subst(part["map_header"], names), names), part.get("form"))
+            out += wire.map_header(as_int(subst(part["map_header"], names), names), subst(part.get("form"), names))
+        elif "header" in part:  # a header alone: its declared length or count is the point
+            table = HEADER_TABLES[subst(part["header"], names)]
+            length = as_int(subst(part["length"], names), names)
+            out += wire.header(table, subst(part.get("form"), names) or wire.smallest(table, length), length)
+        elif "ext_header" in part:
+            out += wire.ext_header(as_int(subst(part["ext_header"], names), names),
+                                   as_int(subst(part["length"], names), names), subst(part.get("form"), names))
+        elif "be" in part:
+            n, size = as_int(subst(part["be"], names), names), as_int(subst(part["size"], names), names)
+            out += wire.be(n, size, signed=n < 0)
         elif "repeat" in part:
-            out += bytes.fromhex(subst(part["repeat"], names)) * as_int(part["count"], names)
+            out += bytes.fromhex(subst(part["repeat"], names)) * as_int(subst(part["count"], names), names)
         else:
             raise SourceError(f"cannot read byte part {part!r}")
     return out
@@ -221,11 +245,17 @@ def bindings(foreach: dict | None, where: str | None):
 
 
 def expand(source: dict, path: str) -> list[dict]:
+    if "format" in source:  # Binary Tuple sources (bt-*.yaml): their own element notation
+        from .bt_sources import expand as expand_binary_tuple
+        return expand_binary_tuple(source, path)
     era, since = str(source["era"]), str(source["since"])
     vectors = []
     for section, kind in (("cases", "value"), ("rejects", "decode-reject"), ("encode_rejects", "encode-reject")):
         for case in source.get(section, []):
             for names in bindings(case.get("foreach"), case.get("where")):
+                # let: names computed from the bound ones (e.g. a byte's hex for an id), in order
+                for name, expr in case.get("let", {}).items():
+                    names[name] = evaluate(subst(expr, names), names)
                 try:
                     vectors.append(vector(case, names, kind, str(subst(str(case.get("era", era)), names)), str(case.get("since", since))))
                 except (SourceError, ignite.Invalid, ValueError, KeyError) as e:

@@ -10,7 +10,7 @@ import threading
 from pathlib import Path
 
 from harness import corpus as corpus_mod
-from harness import expectations, junit, ops as ops_mod, report, results, schemas
+from harness import expectations, junit, manifest, matrix, ops as ops_mod, report, results, schemas
 from harness.diagnosis import annotated
 from harness.runner_config import ConfigError, known_runners, parse_overrides, resolve
 from harness.runner_session import Session
@@ -43,7 +43,11 @@ def parser():
                    help="run runner NAME with this command instead of its runner.json (repeatable)")
     v.add_argument("--runners-dir", default=str(DEFAULT_RUNNERS),
                    help="where runner directories live (default: runners/)")
+    v.add_argument("--require-manifest", action="store_true",
+                   help="refuse a corpus directory without manifest.json (a directory with one is always checked)")
     v.add_argument("--window", type=int, default=8, help="requests in flight per runner (default 8)")
+    v.add_argument("--no-matrix", action="store_true",
+                   help="skip the producer x consumer matrix (each runner decoding the others' encode output)")
     v.add_argument("--max-diagnoses", type=int, default=20, metavar="N",
                    help="full diagnoses printed per runner; the rest are one line each (default 20)")
     a = sub.add_parser("annotate", help="print the MessagePack structure of a hex string")
@@ -73,12 +77,15 @@ def _main(argv, stdout, stderr):
             print("\n".join(annotated(bytes.fromhex(args.hex))), file=stdout)
             return 0
         return verify(args, stdout, stderr)
-    except (UsageError, ConfigError, corpus_mod.CorpusError, expectations.ExpectationError) as e:
+    except (UsageError, ConfigError, corpus_mod.CorpusError, expectations.ExpectationError,
+            manifest.ManifestError) as e:
         print(f"harness: {e}", file=stderr)
         return 2
 
 
 def verify(args, stdout, stderr):
+    # Before loading: a tampered file is named as such, not as whatever schema error the tampering caused.
+    print(f"harness: corpus: {manifest.check(args.corpus, args.require_manifest)}", file=stderr)
     corpus = corpus_mod.load(args.corpus)
     registry_version = schemas.load("registry.json")["corpus_version"]
     if corpus.version != registry_version:
@@ -118,10 +125,17 @@ def verify(args, stdout, stderr):
 
     selection = {"cases": args.case, "patterns": args.patterns, "full": full_run, "vectors": len(selected),
                  "ops": len(plan)}
+    grid = None
+    if len(final) > 1 and not args.no_matrix:
+        grid = matrix.run(final, plan, corpus.version, args.timeout, start_timeout, args.window, out)
     rep = report.build(corpus, registry_version, selection, final)
+    if grid:
+        matrix.add_to_report(rep, grid)
     report.write(out / "report.json", rep)
     junit.write(out / "junit.xml", [(config.name, verdicts) for config, _, verdicts, _ in final])
     print_results(final, args.max_diagnoses, full_run, stdout)
+    if grid:
+        matrix.print_matrix(grid, args.max_diagnoses, lambda text: print(text, file=stdout))
     totals = rep["totals"]
     print(f"reports: {out / 'report.json'}, {out / 'junit.xml'}", file=stderr)
     print(f"{totals['passed']} passed, {totals['failed']} failed", file=stdout)

@@ -28,7 +28,7 @@ class Corpus:
 def load(path):
     path = Path(path)
     if path.is_dir():
-        paths = sorted(path.glob("*.json"))
+        paths = sorted(p for p in path.glob("*.json") if p.name != "manifest.json")   # see harness/manifest.py
         if not paths:
             raise CorpusError(f"{path}: no *.json corpus files")
     elif path.is_file():

@@ -2,7 +2,7 @@
 
 from dataclasses import dataclass, field
 
-from harness import diagnosis, values
+from harness import diagnosis, tuple_annotate, values
 from harness.msgpack_annotate import annotate, nan_payload_ranges, is_nan_bytes
 
 # Raw verdicts from judging or from the transport; expectations and levels turn them into the final verdict.
@@ -16,6 +16,7 @@ class Outcome:
     diagnosis: list = field(default_factory=list)   # extra lines for humans
     answer: str = None             # what the runner said: values | hex | error:<class> | skipped | None
     matched: str = None            # encode: 'canonical' or the variant label whose bytes matched
+    output: str = None             # encode: the hex the runner wrote (the matrix has the others decode it)
 
 
 def judge(op, response):
@@ -45,15 +46,17 @@ def _encode(vector, response):
     for label, hex_ in candidates:
         if _bytes_match(bytes.fromhex(hex_), actual, nan_class):
             return Outcome("pass", f"wrote the {label} bytes" if label == "canonical" else
-                           f"wrote variant '{label}' (encoder_may_emit)", answer="hex", matched=label)
+                           f"wrote variant '{label}' (encoder_may_emit)", answer="hex", matched=label,
+                           output=response["hex"])
     canonical = bytes.fromhex(vector["canonical"])
-    lines = diagnosis.byte_diff(canonical, actual, "canonical")
+    lines = (tuple_annotate.byte_diff(canonical, actual, vector["columns"]) if vector.get("format") == "binary-tuple"
+             else diagnosis.byte_diff(canonical, actual, "canonical"))
     also = [label for label, _ in candidates[1:]]
     if also:
         lines.append("also accepted: variant(s) " + ", ".join(also))
     offset = diagnosis.first_difference(canonical, actual)
     return Outcome("fail", f"bytes differ from canonical at offset {offset}", lines + expected_values,
-                   answer="hex")
+                   answer="hex", output=response["hex"])
 
 
 def _bytes_match(expected, actual, nan_class):
@@ -74,7 +77,7 @@ def _bytes_match(expected, actual, nan_class):
 
 
 def _decode(vector, op, response):
-    input_lines = [f"input ({op.name}): {op.hex}"] + diagnosis.annotated(bytes.fromhex(op.hex))
+    input_lines = [f"input ({op.name}): {op.hex}"] + _annotated(vector, bytes.fromhex(op.hex))
     expected = vector["values"]
     if "error" in response:
         return Outcome("fail", f"rejected valid input: {_error_text(response)}",
@@ -92,7 +95,7 @@ def _decode(vector, op, response):
 
 def _reject(vector, op, response):
     wanted = vector["error"]
-    context = ([f"input: {op.hex}"] + diagnosis.annotated(bytes.fromhex(op.hex)) if op.cmd == "decode"
+    context = ([f"input: {op.hex}"] + _annotated(vector, bytes.fromhex(op.hex)) if op.cmd == "decode"
                else ["values: " + diagnosis.compact(vector["values"])])
     if "error" in response:
         got = response["error"]["class"]
@@ -107,4 +110,11 @@ def _reject(vector, op, response):
                         diagnosis.compact(response["values"])] + context, answer="values")
     return Outcome("fail", f"expected error {wanted}, but it encoded",
                    [f"expected class: {wanted}", f"actual outcome: wrote {response['hex']}"] +
-                   diagnosis.annotated(bytes.fromhex(response["hex"])) + context, answer="hex")
+                   _annotated(vector, bytes.fromhex(response["hex"])) + context, answer="hex")
+
+
+def _annotated(vector, data):
+    """Annotated bytes: a bare Binary Tuple by its offset table, everything else (MessagePack outside) as MessagePack."""
+    if vector.get("format") == "binary-tuple":
+        return tuple_annotate.annotate(data, vector["columns"])
+    return diagnosis.annotated(data)

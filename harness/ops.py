@@ -22,6 +22,9 @@ class Op:
 
     def request(self, request_id):
         req = {"cmd": self.cmd, "id": request_id, "era": self.vector["era"]}
+        for key in ("format", "columns"):   # Binary Tuple vectors (spec 6.2); absent for MessagePack ones
+            if key in self.vector:
+                req[key] = self.vector[key]
         if self.cmd == "encode":
             req["values"] = self.vector["values"]
         else:
@@ -66,4 +69,7 @@ def unsupported(op, capabilities):
         return f"runner does not implement '{op.cmd}'"
     if op.vector["era"] not in capabilities.get("eras", []):
         return f"runner does not support era '{op.vector['era']}'"
+    fmt = op.vector.get("format", "msgpack")
+    if fmt not in capabilities.get("formats", ["msgpack"]):
+        return f"runner does not support format '{fmt}'"
     return None

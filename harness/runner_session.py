@@ -64,6 +64,29 @@ class Session:
             self.proc.stop()
         return result
 
+    # For callers that keep one process across many small batches (the matrix, the fuzzer): open() once,
+    # exchange() per batch (ops the runner supports; faults restart it as in run()), close() at the end.
+    def open(self, result):
+        """Starts the runner; result.info gets its start response (StartError if it cannot start)."""
+        result.info = self._start()
+
+    def exchange(self, ops, result):
+        if self.proc is None:       # an earlier restart failed: try again, or charge every op
+            try:
+                self._start()
+            except StartError as e:
+                for op in ops:
+                    result.outcomes[op.key] = Outcome("crash", f"runner could not be restarted: {_first_line(e)}",
+                                                      str(e).splitlines())
+                return
+        self._exchange(collections.deque(ops), result)
+
+    def close(self):
+        if self.proc:
+            self.proc.send(encode_line({"cmd": "stop"}))
+            self.proc.stop()
+            self.proc = None
+
     def _exchange(self, pending, result):
         inflight = collections.deque()      # (request id, op, time sent)
         last_answer = time.monotonic()

@@ -1,5 +1,6 @@
-"""runners/PROTOCOL.md cannot drift: its JSON fragments must be in the protocol schema, and the tutorial's
-outputs must be what the harness prints today for the tutorial runners.
+"""runners/PROTOCOL.md and docs/add-your-client.md cannot drift: PROTOCOL.md's JSON fragments must be in the
+protocol schema; the tutorial's outputs must be what the harness prints today for the tutorial runners, its
+Python lines must be in the tutorial runners, and its JSON and protocol lines must be valid protocol messages.
 
 To refresh the outputs after a deliberate change: TUTORIAL_UPDATE=1 /usr/bin/python3 -m pytest tests/test_harness_protocol_doc.py
 """
@@ -14,6 +15,7 @@ import pytest
 from harness_fixtures.harness_helpers import REPO
 
 DOC = REPO / "runners" / "PROTOCOL.md"
+TUTORIAL_DOC = REPO / "docs" / "add-your-client.md"
 TUTORIAL = "tests/harness_fixtures/tutorial"
 VERIFY = f"/usr/bin/python3 -m harness verify --runners tutorial --corpus {TUTORIAL}/corpus.json"
 COMMANDS = {
@@ -22,6 +24,9 @@ COMMANDS = {
     "step2": f"{VERIFY} --command tutorial='/usr/bin/python3 {TUTORIAL}/step2_errors.py'",
     "step3": f"{VERIFY} --command tutorial='/usr/bin/python3 {TUTORIAL}/step3_encode.py'",
     "step4": f"{VERIFY} --runners-dir {TUTORIAL}/runners",
+    # The real corpus (vectors/, the default), the families the step-3 runner implements.
+    "step5": "/usr/bin/python3 -m harness verify --runners tutorial -k 'int.*' -k 'nil*' -k 'bool.*' -k 'sequence.*' "
+             f"--command tutorial='/usr/bin/python3 {TUTORIAL}/step3_encode.py'",
     "dump": f"{VERIFY} --dump tut.int.small",
     "dumppipe": f"{VERIFY} --dump tut.int.small 2>/dev/null | /usr/bin/python3 {TUTORIAL}/step3_encode.py",
 }
@@ -68,14 +73,50 @@ def run_command(command, tmp_path):
 
 
 def test_tutorial_outputs_are_current(tmp_path):
-    text = DOC.read_text()
+    text = TUTORIAL_DOC.read_text()
     names = [m.group(2) for m in OUTPUT_BLOCK.finditer(text)]
     assert sorted(names) == sorted(COMMANDS)
     for name in names:
         assert COMMANDS[name] in text, f"the doc must show the command of {name} as the test runs it"
     if os.environ.get("TUTORIAL_UPDATE"):
         text = OUTPUT_BLOCK.sub(lambda m: m.group(1) + run_command(COMMANDS[m.group(2)], tmp_path) + m.group(4), text)
-        DOC.write_text(text)
+        TUTORIAL_DOC.write_text(text)
         pytest.skip("outputs rewritten")
     for m in OUTPUT_BLOCK.finditer(text):
         assert run_command(COMMANDS[m.group(2)], tmp_path) == m.group(3), f"output of {m.group(2)} changed"
+
+
+def test_tutorial_python_is_the_tutorial_runners_code():
+    """Every line of a ```python block (but '...') is a line of one of the step files, so the page shows the
+    code that produced its outputs."""
+    code = {line.strip() for p in (REPO / TUTORIAL).glob("step*.py") for line in p.read_text().splitlines()}
+    blocks = re.findall(r"```python\n(.*?)```", TUTORIAL_DOC.read_text(), re.S)
+    assert len(blocks) >= 4
+    for block in blocks:
+        for line in block.splitlines():
+            assert line.strip() in code | {"", "..."}, f"not in {TUTORIAL}/step*.py: {line.strip()}"
+
+
+def test_tutorial_messages_are_valid_protocol():
+    """The tutorial's JSON (the start answer) and the request / answer lines it shows validate against
+    schema/protocol.schema.json."""
+    from harness import schemas
+
+    def valid(message, kind):
+        errors = schemas.describe_errors(schemas.validator("protocol.schema.json", f"/$defs/{kind}"), message)
+        assert not errors, f"{kind}: {message}: {errors}"
+
+    text = TUTORIAL_DOC.read_text()
+    blocks = re.findall(r"```json\n(.*?)```", text, re.S)
+    assert blocks
+    for block in blocks:
+        valid(json.loads(block), "start_response")
+    outputs = {m.group(2): m.group(3) for m in OUTPUT_BLOCK.finditer(text)}
+    for line in outputs["dump"].splitlines():
+        request = json.loads(line)
+        valid(request, f"{request['cmd']}_request")
+    answers = [json.loads(line) for line in outputs["dumppipe"].splitlines()]
+    valid(answers[0], "start_response")
+    requests = [json.loads(line) for line in outputs["dump"].splitlines()[1:]]
+    for request, answer in zip(requests, answers[1:], strict=True):
+        valid(answer, f"{request['cmd']}_response")

@@ -9,6 +9,7 @@ import traceback
 
 import msgpack
 
+import binary_tuple
 import codec
 import ignite_ext
 from ignite_ext import WireError
@@ -29,7 +30,8 @@ def start_response():
         "library": "msgpack-python",
         "library_version": ".".join(map(str, msgpack.version)),
         "corpus_majors": CORPUS_MAJORS,
-        "capabilities": {"ops": ["encode", "decode"], "eras": ignite_ext.ERAS},
+        "capabilities": {"ops": ["encode", "decode"], "eras": ignite_ext.ERAS,
+                         "formats": ["msgpack", "binary-tuple", "object", "object-array", "table-row"]},
     }
 
 
@@ -38,6 +40,11 @@ def handle(req):
     cmd, era = req["cmd"], req["era"]
     if era not in ignite_ext.ERAS:
         return {"skipped": f"unknown era {era!r}"}
+    fmt = req.get("format", "msgpack")
+    if fmt != "msgpack":   # Binary Tuple formats (spec 6.2)
+        if cmd == "encode":
+            return {"hex": binary_tuple.encode(fmt, req["values"], era, req.get("columns")).hex()}
+        return {"values": binary_tuple.decode(fmt, bytes.fromhex(req["hex"]), era, req.get("columns", []))}
     if cmd == "encode":
         return {"hex": codec.encode(req["values"]).hex()}
     if cmd == "decode":

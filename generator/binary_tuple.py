@@ -1,0 +1,369 @@
+"""The Binary Tuple (IEP-92) byte builder, and the wire forms built on it: tuples, (type, scale, value)
+triples ("object", "object-array") and table rows (no-value BITMASK + bin).
+
+Written from spec.md section 6.2 (which cites apache/ignite-3@947054a9148 modules/binary-tuple
+BinaryTupleBuilder/BinaryTupleParser and ClientBinaryTupleUtils/ClientMessagePacker), sharing no code with
+any runner. Everything in a tuple is little-endian except the decimal unscaled value (big-endian).
+Elements are ColumnType-typed values: {"type": "INT32", "value": "7"}, {"type": "NULL"}, ...
+"""
+import calendar
+import struct
+
+from . import ignite, wire
+from .ignite import Invalid
+
+# ColumnType name -> id, for the 3.0 wire (14 BITMASK and 19 NUMBER are gone; STRUCT is not on the client wire).
+TYPE_IDS = {c["name"]: c["id"] for c in ignite.REGISTRY["column_types"] if "removed" not in c and c["name"] != "STRUCT"}
+INT_WIDTHS = {"INT8": (1,), "INT16": (1, 2), "INT32": (1, 2, 4), "INT64": (1, 2, 4, 8)}
+YEAR_MIN, YEAR_MAX = -16384, 16383            # DATE: a signed 15-bit year
+TIME_FORMS = {4: (10, 10**6), 5: (20, 10**3), 6: (30, 1)}   # length -> (fraction bits, nanos per unit)
+
+
+def le(n: int, size: int, signed: bool = True) -> bytes:
+    return n.to_bytes(size, "little", signed=signed)
+
+
+def fits(n: int, size: int) -> bool:
+    return -(1 << (8 * size - 1)) <= n < (1 << (8 * size - 1))
+
+
+# --- one element ---------------------------------------------------------------------------------
+def date_bytes(v) -> bytes:
+    y, m, d = v["year"], v["month"], v["day"]
+    if not 1 <= m <= 12 or not 1 <= d <= [31, 29 if calendar.isleap(y) else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]:
+        raise Invalid("invalid.tuple-value", f"no date {y}-{m}-{d}")
+    if not YEAR_MIN <= y <= YEAR_MAX:
+        raise Invalid("unrepresentable", f"year {y} does not fit the 15-bit DATE year")
+    return le(((y << 9) | (m << 5) | d) & 0xFFFFFF, 3, signed=False)
+
+
+def time_bytes(v, size=None) -> bytes:
+    h, mi, s, n = v["hour"], v["minute"], v["second"], v["nano"]
+    if not (0 <= h <= 23 and 0 <= mi <= 59 and 0 <= s <= 59 and 0 <= n <= 999_999_999):
+        raise Invalid("invalid.tuple-value", f"no time {h}:{mi}:{s}.{n}")
+    size = size or (6 if n % 1000 else 5 if n % 10**6 else 4)   # the smallest form that holds the precision
+    bits, unit = TIME_FORMS[size]
+    if n % unit:
+        raise ValueError(f"{size}-byte TIME cannot hold nano {n}")
+    return le((((h << 12) | (mi << 6) | s) << bits) | n // unit, size, signed=False)
+
+
+def seconds_nanos(v, low, high) -> bytes:
+    seconds, nano = int(v["seconds"]), v["nano"]
+    if not 0 <= nano <= 999_999_999:
+        raise Invalid("invalid.tuple-value", f"nano {nano}")
+    if not low <= seconds <= high:
+        raise Invalid("invalid.tuple-value" if v["type"] == "TIMESTAMP" else "unrepresentable", f"seconds {seconds}")
+    return le(seconds, 8) + (le(nano, 4) if nano else b"")
+
+
+def double_bytes(bits: str) -> bytes:
+    """4 bytes when the double equals its float32 rounding (x == (double)(float)x, so never for NaN), else 8."""
+    raw = bytes.fromhex(bits)
+    x = struct.unpack(">d", raw)[0]
+    try:
+        narrow = struct.pack("<f", x)
+    except OverflowError:
+        narrow = None
+    if narrow is not None and struct.unpack("<f", narrow)[0] == x:
+        return narrow
+    return raw[::-1]
+
+
+def element(v: dict, era: str = "3.0") -> bytes:
+    """The bytes of one element (b"" for NULL), canonical for the era."""
+    t = v["type"]
+    if t in ("NULL", "NO_VALUE"):
+        return b""
+    if era == "beta1":
+        return element_beta1(v)
+    if t == "BOOLEAN":
+        return b"\x01" if v["value"] else b"\x00"
+    if t in INT_WIDTHS:
+        n = int(v["value"])
+        size = next((s for s in INT_WIDTHS[t] if fits(n, s)), None)
+        if size is None:
+            raise Invalid("unrepresentable", f"{n} does not fit {t}")
+        return le(n, size)
+    if t == "FLOAT":
+        return bytes.fromhex(v["bits"])[::-1]
+    if t == "DOUBLE":
+        return double_bytes(v["bits"])
+    if t == "DECIMAL":
+        if not fits(v["scale"], 2):
+            raise Invalid("unrepresentable", f"scale {v['scale']} outside int16")
+        return le(v["scale"], 2) + ignite.twos_complement(int(v["unscaled"]))
+    if t == "DATE":
+        return date_bytes(v)
+    if t == "TIME":
+        return time_bytes(v)
+    if t == "DATETIME":
+        return date_bytes(v) + time_bytes(v)
+    if t == "TIMESTAMP":
+        return seconds_nanos(v, ignite.INSTANT_MIN, ignite.INSTANT_MAX)
+    if t == "DURATION":
+        return seconds_nanos(v, -(2**63), 2**63 - 1)
+    if t == "UUID":
+        return ignite.uuid_le(v["value"])
+    if t == "STRING":
+        data = v["value"].encode("utf-8")        # a non-empty UTF-8 string never starts with 80
+        return data or b"\x80"
+    if t == "BYTE_ARRAY":
+        data = bytes.fromhex(v["hex"])
+        return b"\x80" + data if not data or data[0] == 0x80 else data
+    if t == "PERIOD":
+        parts = [v["years"], v["months"], v["days"]]
+        size = next((s for s in (1, 2, 4) if all(fits(p, s) for p in parts)), None)
+        if size is None:
+            raise Invalid("unrepresentable", f"period {parts} outside int32")
+        return b"".join(le(p, size) for p in parts)
+    raise ValueError(f"unknown element type {t!r}")
+
+
+def element_variants(v: dict) -> list[tuple[str, bytes, str, str]]:
+    """Other bytes a decoder must read as the same element: (label, bytes, why, rule)."""
+    t, canon, out = v["type"], element(v), []
+    if t in INT_WIDTHS:
+        for size in INT_WIDTHS[t]:
+            if size > len(canon):
+                out.append((f"int-{size}", le(int(v["value"]), size), f"{size}-byte form (sign-extended)", "BT-INT-WIDE"))
+    elif t == "DOUBLE" and len(canon) == 4:
+        out.append(("double-8", bytes.fromhex(v["bits"])[::-1], "8-byte form of a double that narrows", "BT-DOUBLE"))
+    elif t == "DECIMAL":
+        out.append(("unscaled-sign-extended", canon[:2] + ignite.twos_complement(int(v["unscaled"]), 1),
+                    "unscaled value with one redundant sign byte", "BT-DECIMAL"))
+    elif t in ("TIME", "DATETIME"):
+        date = date_bytes(v) if t == "DATETIME" else b""
+        for size in (5, 6):
+            if size > len(canon) - len(date):
+                out.append((f"time-{size}", date + time_bytes(v, size), f"{size}-byte time form (finer unit than needed)", "BT-TIME"))
+    elif t in ("TIMESTAMP", "DURATION") and v["nano"] == 0:
+        out.append(("nano-zero", canon + bytes(4), "12-byte form with nano 0", "BT-" + t))
+    elif t == "PERIOD":
+        for size in (2, 4):
+            if 3 * size > len(canon):
+                out.append((f"period-{3 * size}", b"".join(le(v[k], size) for k in ("years", "months", "days")),
+                            f"3 x int{8 * size} form", "BT-PERIOD"))
+    elif t in ("STRING", "BYTE_ARRAY") and canon[:1] != b"\x80":
+        out.append(("prefix-80", b"\x80" + canon, "one leading 80 byte, which readers strip", "BT-VARLEN-PREFIX"))
+    return out
+
+
+# --- the tuple -----------------------------------------------------------------------------------
+def entry_size(value_size: int) -> int:
+    return 1 if value_size <= 0xFF else 2 if value_size <= 0xFFFF else 4
+
+
+def tuple_bytes(parts: list[bytes], size: int | None = None, nullmap: bytes = b"") -> bytes:
+    """Header, (beta1: null map,) offset table of end offsets, value area. `size` forces the entry size."""
+    area = b"".join(parts)
+    size = size or entry_size(len(area))
+    ends, end = [], 0
+    for p in parts:
+        end += len(p)
+        ends.append(le(end, size, signed=False))
+    flags = {1: 0, 2: 1, 4: 2}[size] | (0x04 if nullmap else 0)
+    return bytes([flags]) + nullmap + b"".join(ends) + area
+
+
+def tuple_of(elements: list[dict], era: str) -> bytes:
+    if era == "beta1":
+        return tuple_beta1(elements)
+    return tuple_bytes([element(e) for e in elements])
+
+
+def tuple_variants(elements: list[dict], era: str) -> list[tuple[str, bytes, str, str]]:
+    """Wider offset tables, and (for one element) the element's own non-minimal forms."""
+    if era == "beta1":
+        return []
+    parts = [element(e) for e in elements]
+    canon = tuple_bytes(parts)
+    out = []
+    if len(canon) <= 1024:   # the wider tables of a 64 KiB tuple would only repeat the small ones, at 256 KiB of hex
+        for size in (2, 4):
+            if size > entry_size(sum(map(len, parts))):
+                out.append((f"offsets-{size}", tuple_bytes(parts, size), f"{size}-byte offset entries (wider than needed)", "BT-OFFSET-SIZE"))
+    if len(elements) == 1 and elements[0]["type"] != "NULL":
+        for label, data, why, rule in element_variants(elements[0]):
+            out.append((label, tuple_bytes([data]), why, rule))
+    return out
+
+
+# --- beta1 (BT-1): null map, zero-length defaults, no 80 marker --------------------------------
+BETA1_TYPES = ("BOOLEAN", "INT8", "INT16", "INT32", "INT64", "FLOAT", "DOUBLE", "STRING", "BYTE_ARRAY")
+
+
+def element_beta1(v: dict) -> bytes:
+    t = v["type"]
+    if t not in BETA1_TYPES:
+        raise ValueError(f"the corpus models beta1 tuples for {BETA1_TYPES} only, not {t}")
+    if t == "STRING":
+        return v["value"].encode("utf-8")
+    if t == "BYTE_ARRAY":
+        return bytes.fromhex(v["hex"])
+    if t in ("FLOAT", "DOUBLE"):
+        x = struct.unpack(">f" if t == "FLOAT" else ">d", bytes.fromhex(v["bits"]))[0]
+        if x == 0.0 and v["bits"].startswith("8"):
+            raise ValueError("beta1 writes -0.0 as zero length, which reads back as +0.0: not a round trip")
+        if x == 0.0:
+            return b""
+        return bytes.fromhex(v["bits"])[::-1] if t == "FLOAT" else double_bytes(v["bits"])
+    return b"" if int(v["value"]) == 0 else element(v)   # BOOLEAN false is the byte 0: zero length too
+
+
+def tuple_beta1(elements: list[dict]) -> bytes:
+    nulls = [i for i, e in enumerate(elements) if e["type"] == "NULL"]
+    nullmap = bytearray((len(elements) + 7) // 8) if nulls else bytearray()
+    for i in nulls:
+        nullmap[i // 8] |= 1 << (i % 8)
+    return tuple_bytes([element(e, "beta1") for e in elements], nullmap=bytes(nullmap))
+
+
+# --- triples: packObjectAsBinaryTuple, packObjectArrayAsBinaryTuple --------------------------------
+def int_element(n: int) -> bytes:
+    return element({"type": "INT32", "value": str(n)})
+
+
+def stripped(unscaled: int, scale: int) -> tuple[int, int]:
+    """Java BigDecimal.stripTrailingZeros(): zero becomes (0, 0)."""
+    if unscaled == 0:
+        return 0, 0
+    while unscaled % 10 == 0:
+        unscaled, scale = unscaled // 10, scale - 1
+    return unscaled, scale
+
+
+def decimal_stored(v: dict, profile: str) -> tuple[int, int]:
+    """The (unscaled, scale) a producer stores for a DECIMAL object whose triple scale is its own scale.
+    java: shrinkDecimal = stripTrailingZeros when the result's scale fits int16 (BinaryTupleCommon);
+    dotnet: as given (AppendBigDecimal); cpp: as given, zero with scale 0 (binary_tuple_builder::append_number)."""
+    u, s = int(v["unscaled"]), v["scale"]
+    if profile == "java":
+        su, ss = stripped(u, s)
+        return (su, ss) if fits(ss, 2) else (u, s)
+    if profile == "cpp" and u == 0:
+        return 0, 0
+    return u, s
+
+
+def triple_parts(v: dict, profile: str = "java") -> list[bytes]:
+    t = v["type"]
+    if t == "NULL":
+        return [b"", b"", b""]
+    if t == "DECIMAL":
+        if not fits(v["scale"], 4):
+            raise Invalid("unrepresentable", f"scale {v['scale']} outside int32")
+        u, s = decimal_stored(v, profile)
+        return [int_element(TYPE_IDS[t]), int_element(v["scale"]), element({"type": t, "unscaled": str(u), "scale": s})]
+    if t not in TYPE_IDS or t == "NULL":
+        raise ValueError(f"{t} is not an object type")
+    return [int_element(TYPE_IDS[t]), int_element(0), element(v)]
+
+
+def bin_(data: bytes) -> bytes:
+    return wire.bin_header(len(data)) + data
+
+
+def object_bytes(v: dict) -> bytes:
+    return wire.NIL if v["type"] == "NULL" else bin_(tuple_bytes(triple_parts(v)))
+
+
+def object_variants(v: dict) -> list[tuple[str, bytes, str, str, bool]]:
+    """(label, bytes, why, rule, encoder_may_emit)."""
+    if v["type"] == "NULL":
+        return [("three-nulls", bin_(tuple_bytes([b"", b"", b""])), "a bin holding three NULL elements", "BT-OBJECT-NULL", False)]
+    parts, out = triple_parts(v), []
+    out.append(("type-id-2", bin_(tuple_bytes([le(TYPE_IDS[v["type"]], 2)] + parts[1:])), "type id as a 2-byte INT32 element", "BT-INT-WIDE", False))
+    if v["type"] == "DECIMAL":
+        forms = {}
+        for who in ("dotnet", "cpp"):
+            try:
+                forms.setdefault(bin_(tuple_bytes(triple_parts(v, who))), []).append(who)
+            except Invalid:   # a scale outside int16 that only stripping brings into range: that client cannot write it
+                pass
+        for data, who in forms.items():
+            out.append(("-".join(who), data, f"the stored value the {' and '.join(who)} client{'s' if len(who) > 1 else ''} "
+                        f"write{'' if len(who) > 1 else 's'} (no stripping of trailing zeros; producer profile)", "BT-OBJECT-DECIMAL", True))
+    else:
+        out.append(("scale-nonzero", bin_(tuple_bytes([parts[0], int_element(3), parts[2]])), "scale element 3, which readers ignore for this type", "BT-OBJECT-SCALE", False))
+        for label, data, why, rule in element_variants(v):
+            out.append((label, bin_(tuple_bytes(parts[:2] + [data])), why, rule, False))
+    return out
+
+
+def object_array_bytes(values: list[dict]) -> bytes:
+    head = wire.integer(len(values))
+    if not values:
+        return head
+    return head + bin_(tuple_bytes([p for v in values for p in triple_parts(v)]))
+
+
+# --- table rows: packBinaryTuple(builder, noValueSet) ---------------------------------------------
+def no_value_mask(values: list[dict], size: int | None = None) -> bytes:
+    bits = [i for i, v in enumerate(values) if v["type"] == "NO_VALUE"]
+    mask = bytearray(size if size is not None else (max(bits) // 8 + 1 if bits else 0))
+    for i in bits:
+        mask[i // 8] |= 1 << (i % 8)
+    return bytes(mask)
+
+
+def row_bytes(values: list[dict], mask_size: int | None = None) -> bytes:
+    return wire.ext(8, no_value_mask(values, mask_size)) + bin_(tuple_bytes([element(v) for v in values]))
+
+
+def row_variants(values: list[dict]) -> list[tuple[str, bytes, str, str, bool]]:
+    n, forms = len(values), {}
+    for who, size in (("dotnet", n // 8 + 1), ("cpp", (n + 7) // 8)):   # MsgPackWriter.WriteBitSet; bytes_for_bits
+        forms.setdefault((row_bytes(values, size), size), []).append(who)
+    return [("mask-" + "-".join(who), data, f"{size}-byte no-value BITMASK, sized from the column count as the "
+             f"{' and '.join(who)} client{'s' if len(who) > 1 else ''} write it (producer profile)", "BT-ROW-NOVALUE", True)
+            for (data, size), who in forms.items()]
+
+
+# --- a vector's bytes and variants -----------------------------------------------------------------
+def check_columns(fmt: str, columns, values: list[dict]) -> None:
+    if fmt in ("binary-tuple", "table-row"):
+        if len(columns) != len(values):
+            raise ValueError(f"{len(columns)} columns for {len(values)} values")
+        for c, v in zip(columns, values):
+            if c not in TYPE_IDS or c == "NULL":
+                raise ValueError(f"column type {c!r}")
+            if v["type"] not in ("NULL", "NO_VALUE", c):
+                raise ValueError(f"a {v['type']} value in a {c} column")
+            if v["type"] == "NO_VALUE" and fmt != "table-row":
+                raise ValueError("NO_VALUE exists only in table rows")
+    elif fmt == "object" and len(values) != 1:
+        raise ValueError("an object vector holds exactly one value")
+
+
+def canonical(fmt: str, values: list[dict], era: str) -> bytes:
+    if fmt == "binary-tuple":
+        return tuple_of(values, era)
+    if fmt == "object":
+        return object_bytes(values[0])
+    if fmt == "object-array":
+        return object_array_bytes(values)
+    if fmt == "table-row":
+        return row_bytes(values)
+    raise ValueError(f"unknown format {fmt!r}")
+
+
+def variants(fmt: str, values: list[dict], era: str) -> list[dict]:
+    if fmt == "binary-tuple":
+        found = [(*x, False) for x in tuple_variants(values, era)]
+    elif fmt == "object":
+        found = object_variants(values[0])
+    elif fmt == "object-array":
+        parts = [p for v in values for p in triple_parts(v)]
+        found = [] if not values else [
+            (f"offsets-{s}", wire.integer(len(values)) + bin_(tuple_bytes(parts, s)), f"{s}-byte offset entries", "BT-OFFSET-SIZE", False)
+            for s in (2, 4) if s > entry_size(sum(map(len, parts)))]
+    else:
+        found = row_variants(values)
+    canon, out, seen = canonical(fmt, values, era), [], set()
+    for label, data, why, rule, may_emit in found:
+        if data == canon or data in seen:
+            continue
+        seen.add(data)
+        out.append({"label": label, "hex": data.hex(), "why": why, "rules": [rule], "encoder_may_emit": may_emit})
+    return out

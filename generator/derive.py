@@ -1,0 +1,199 @@
+"""Derived vectors: must-reject inputs computed from the rest of the corpus and from the registry.
+
+A source's `derive:` list holds entries {kind: K, id: TEMPLATE, description: TEMPLATE, rules: [...], ...};
+each kind below turns the selected value vectors (or the registry's ext layouts) into decode-reject vectors.
+Adding a value vector, an ext code or an era needs no code: the selections and the registry pick it up.
+Adding a kind is code: one function here, listed in KINDS.
+
+Selections (`from` / `exclude`: id globs) apply to the value vectors of sources that have no `derive:`
+section, so nothing is derived from a derived vector. Derived vectors take the era of what they come from.
+Templates use $names (string.Template); each kind documents its names.
+"""
+import fnmatch
+import string
+
+from . import ignite, wire
+from .sources import RULE_LEVEL, SourceError, value
+
+RESERVED = wire.RESERVED
+
+
+def select(pool: list[dict], spec: dict, single: bool) -> list[dict]:
+    """Value vectors whose id matches a `from` glob and no `exclude` glob (single: one top-level value)."""
+    wanted, unwanted = spec.get("from", ["*"]), spec.get("exclude", [])
+    return [v for v in pool if v["kind"] == "value"
+            and (not single or len(v["values"]) == 1)
+            and any(fnmatch.fnmatchcase(v["id"], g) for g in wanted)
+            and not any(fnmatch.fnmatchcase(v["id"], g) for g in unwanted)]
+
+
+def encodings(v: dict, with_variants: bool):
+    """(suffix for ids, label for descriptions, bytes): the canonical encoding, then each variant."""
+    yield "", "canonical", bytes.fromhex(v["canonical"])
+    if with_variants:
+        for variant in v["variants"]:
+            yield "." + variant["label"], variant["label"], bytes.fromhex(variant["hex"])
+
+
+def fill(template: str, names: dict) -> str:
+    return string.Template(template).substitute(names)
+
+
+def reject(spec: dict, names: dict, era: str, data: bytes, error: str) -> dict:
+    rules = spec["rules"]
+    unknown = [r for r in rules if r not in RULE_LEVEL]
+    if unknown:
+        raise SourceError(f"unknown rules {unknown}")
+    return {"id": fill(spec["id"], names), "description": fill(spec["description"], names), "era": era,
+            "level": RULE_LEVEL[rules[0]], "rules": list(rules), "since": names["since"], "kind": "decode-reject",
+            "hex": data.hex(), "error": error}
+
+
+def later(a: str, b: str) -> str:
+    return max(a, b, key=lambda s: tuple(int(x) for x in s.split(".")))
+
+
+# --- truncations --------------------------------------------------------------------------------
+def truncation_offsets(length: int, spec: dict) -> list[int]:
+    """Every strict non-empty prefix of an encoding up to `every_offset_up_to` bytes. Longer encodings: the
+    first `head` prefixes (the header is there, the body is not), and the last `tail` ones (input ending
+    just before the end) only when the encoding is at most `tail_max_length` bytes, because each stored
+    prefix costs its whole length twice over in hex."""
+    if length <= spec["every_offset_up_to"]:
+        return list(range(1, length))
+    head = range(1, min(spec["head"], length - 1) + 1)
+    tail = range(max(length - spec["tail"], spec["head"] + 1), length) if length <= spec["tail_max_length"] else []
+    return list(head) + list(tail)
+
+
+def truncations(spec: dict, pool: list[dict], since: str) -> list[dict]:
+    """Names: $source (vector id), $variant ("" or ".<variant label>"), $label, $offset, $length.
+    A strict prefix of ONE complete value always ends inside it, so the class is always
+    malformed.truncated; a prefix of a sequence could end on a value boundary, so only single-value
+    vectors qualify."""
+    out = []
+    for v in select(pool, spec, single=True):
+        for suffix, label, data in encodings(v, spec.get("variants", False)):
+            for offset in truncation_offsets(len(data), spec):
+                names = {"source": v["id"], "variant": suffix, "label": label, "offset": offset,
+                         "length": len(data), "since": later(since, v["since"])}
+                out.append(reject(spec, names, v["era"], data[:offset], "malformed.truncated"))
+    return out
+
+
+# --- the reserved byte in every position where a value starts ----------------------------------
+def walk(data: bytes):
+    """(start, end, position) of every value in a complete, well-formed byte string (generator-made, so
+    trusted); position names the place: "top-level value 2", "item 3 of array16", "key 1 of fixmap".
+    Ext, str and bin payloads are opaque: a c1 there is data (or, in a str, invalid UTF-8)."""
+    found = []
+
+    def value_at(pos: int, where: str) -> int:
+        start, b = pos, data[pos]
+        count, kind = None, None
+        if b <= 0x7F or b >= 0xE0 or b in (0xC0, 0xC2, 0xC3):
+            end = pos + 1
+        elif 0x80 <= b <= 0x9F:
+            kind = "map" if b < 0x90 else "array"
+            form, count, end = "fix" + kind, b & 0x0F, pos + 1
+        elif b in (0xDC, 0xDD, 0xDE, 0xDF):
+            size = 2 if b in (0xDC, 0xDE) else 4
+            kind = "array" if b in (0xDC, 0xDD) else "map"
+            form = kind + ("16" if size == 2 else "32")
+            count, end = int.from_bytes(data[pos + 1:pos + 1 + size], "big"), pos + 1 + size
+        elif 0xA0 <= b <= 0xBF:
+            end = pos + 1 + (b & 0x1F)
+        elif b in (0xD9, 0xDA, 0xDB, 0xC4, 0xC5, 0xC6):
+            size = {0xD9: 1, 0xDA: 2, 0xDB: 4, 0xC4: 1, 0xC5: 2, 0xC6: 4}[b]
+            end = pos + 1 + size + int.from_bytes(data[pos + 1:pos + 1 + size], "big")
+        elif b in (0xC7, 0xC8, 0xC9):
+            size = {0xC7: 1, 0xC8: 2, 0xC9: 4}[b]
+            end = pos + 2 + size + int.from_bytes(data[pos + 1:pos + 1 + size], "big")
+        elif 0xD4 <= b <= 0xD8:
+            end = pos + 2 + (1 << (b - 0xD4))
+        elif b in (0xCA, 0xCB, 0xCC, 0xCD, 0xCE, 0xCF, 0xD0, 0xD1, 0xD2, 0xD3):
+            end = pos + 1 + {0xCA: 4, 0xCB: 8, 0xCC: 1, 0xCD: 2, 0xCE: 4, 0xCF: 8, 0xD0: 1, 0xD1: 2, 0xD2: 4, 0xD3: 8}[b]
+        else:
+            raise SourceError(f"walk: byte {b:02x} at {pos} does not start a value")
+        index = len(found)
+        found.append([start, None, where])
+        if kind == "array":
+            for i in range(count):
+                end = value_at(end, f"item {i} of {form}")
+        elif kind == "map":
+            for i in range(count):
+                end = value_at(end, f"key {i} of {form}")
+                end = value_at(end, f"value {i} of {form}")
+        found[index][1] = end
+        return end
+
+    pos, n = 0, 0
+    while pos < len(data):
+        pos = value_at(pos, f"top-level value {n}")
+        n += 1
+    if pos != len(data):
+        raise SourceError("walk: the values overrun the bytes")
+    return [tuple(f) for f in found]
+
+
+def reserved(spec: dict, pool: list[dict], since: str) -> list[dict]:
+    """c1 in place of each value of an encoding (canonical and, with `variants: true`, each variant) of
+    at most `max_length` bytes. Everything before the c1 is a valid prefix and the counts still hold, so
+    the c1 is the one defect: malformed.reserved. A value that is the whole input is skipped (that is
+    just `c1`). Names: $source, $variant, $label, $offset, $position."""
+    out = []
+    for v in select(pool, spec, single=False):
+        for suffix, label, data in encodings(v, spec.get("variants", False)):
+            if len(data) > spec["max_length"]:
+                continue
+            for start, end, position in walk(data):
+                if start == 0 and end == len(data):
+                    continue
+                names = {"source": v["id"], "variant": suffix, "label": label, "offset": start,
+                         "position": position, "since": later(since, v["since"])}
+                out.append(reject(spec, names, v["era"], data[:start] + RESERVED + data[end:], "malformed.reserved"))
+    return out
+
+
+# --- wrong payload lengths for every Ignite ext code in every era --------------------------------
+def ext_lengths(spec: dict, pool: list[dict], since: str) -> list[dict]:
+    """For each registry ext type and each era that assigns it: a fixed layout of length L gets every
+    length 0..L+1 except L, a variable layout of minimum m every length 0..m-1, each in every container
+    that holds it. The payload is a prefix of the `examples` value's payload (or that payload padded with
+    00), so only the length is wrong. Names: $era, $type, $code, $length, $form."""
+    out = []
+    for ext in ignite.REGISTRY["ext_types"]:
+        for era, layout_id in ext["layouts"].items():
+            layout = ignite.LAYOUTS[layout_id]
+            if layout["value_type"] not in spec["examples"]:
+                raise KeyError(f"no example value for {layout['value_type']!r}: add one under derive: ext-lengths: "
+                               "examples: (its payload is cut or padded to each wrong length)")
+            example = spec["examples"][layout["value_type"]]
+            full = ignite.PAYLOAD[layout_id](value(example, {}, era))
+            if layout["payload"] == "fixed":
+                lengths = [n for n in range(layout["length"] + 2) if n != layout["length"]]
+            else:
+                lengths = list(range(layout["min_length"]))
+            for n in lengths:
+                payload = full[:n] + b"\x00" * max(0, n - len(full))
+                for form in wire.ext_forms_holding(n):
+                    names = {"era": era, "type": layout["value_type"].replace("_", "-"), "code": ext["code"],
+                             "length": n, "form": form, "since": since}
+                    out.append(reject(spec, names, era, wire.ext(ext["code"], payload, form), "invalid.ext-length"))
+    return out
+
+
+KINDS = {"truncations": truncations, "reserved": reserved, "ext-lengths": ext_lengths}
+
+
+def derive(source: dict, path: str, pool: list[dict]) -> list[dict]:
+    out = []
+    for spec in source.get("derive", []):
+        kind = spec.get("kind")
+        if kind not in KINDS:
+            raise SourceError(f"{path}: unknown derivation kind {kind!r} (known: {', '.join(KINDS)})")
+        try:
+            out += KINDS[kind](spec, pool, str(source["since"]))
+        except (KeyError, ValueError) as e:
+            raise SourceError(f"{path}: derive {kind}: {e!r}") from e
+    return out

@@ -1,0 +1,195 @@
+"""Producer x consumer matrix: each runner's encode output for every value vector, decoded by every other runner.
+
+One cell per ordered pair (producer, consumer), producer != consumer; each value vector adds one count to it:
+  no_bytes  the producer wrote no bytes (refused, skipped, crashed): its own encode verdict already says so.
+  pass      the consumer decoded the producer's bytes to the vector's values (the comparison of judge.py).
+  xfail     it did not, and another verdict already records why, so the run does not count it twice:
+            - the bytes are the vector's canonical bytes or one of its variants, and the consumer's own verdict
+              on that op (decode / decode[<label>]) did not pass either (listed in expected-failures.txt or not);
+            - the bytes are none of the corpus's, and the producer's encode verdict did not pass (wrong bytes);
+            - the vector is impl-level (recorded, never a failure).
+  fail      a disagreement no per-runner verdict records: the consumer mis-reads bytes that the producer wrote
+            and the corpus accepts (a NaN-class payload), or answers the same bytes differently than in its own op.
+Each consumer decodes each distinct (vector, bytes) once, however many producers wrote them.
+"""
+
+import hashlib
+import threading
+from dataclasses import dataclass, field
+
+from harness.judge import Outcome
+from harness.ops import Op
+from harness.runner_session import Session
+
+STACK_SIZE = 256 << 20      # as cli.py: deep values recurse through the judge
+SHOWN_PER_CELL = 5          # failing vector ids printed per cell (all of them are in report.json)
+
+
+@dataclass
+class Cell:
+    producer: str
+    consumer: str
+    passed: int = 0
+    failed: int = 0
+    xfailed: int = 0
+    no_bytes: int = 0
+    failing: list = field(default_factory=list)         # vector ids
+    diagnoses: list = field(default_factory=list)       # (vector id, Outcome) of the failing ones
+
+    def as_json(self):
+        return {"producer": self.producer, "consumer": self.consumer, "pass": self.passed, "fail": self.failed,
+                "xfail": self.xfailed, "no_bytes": self.no_bytes, "failing": self.failing}
+
+
+@dataclass
+class Matrix:
+    names: list
+    cells: list
+    requests: int = 0       # decode requests sent for the matrix, over all consumers
+
+    def as_json(self):
+        return {"producers": self.names, "consumers": self.names, "cells": [c.as_json() for c in self.cells]}
+
+    @property
+    def passed(self):
+        return sum(c.passed for c in self.cells)
+
+    @property
+    def failed(self):
+        return sum(c.failed for c in self.cells)
+
+
+def run(final, plan, corpus_version, timeout, start_timeout, window, out):
+    """final: [(config, RunnerResult, [Verdict], Advice)] of the per-runner run over plan."""
+    names = [config.name for config, *_ in final]
+    encodes = [op for op in plan if op.name == "encode" and op.vector["kind"] == "value"]
+    emitted = {(config.name, op.vector_id): _bytes_of(result.outcomes.get(op.key))
+               for config, result, _, _ in final for op in encodes}
+    own = {(v.runner, v.vector, v.op): v for _, _, verdicts, _ in final for v in verdicts}
+
+    # Each consumer's decode requests: the distinct bytes the other runners wrote for each vector.
+    requests = {}
+    for config, result, _, _ in final:
+        ops = {}
+        for op in encodes:
+            for producer in names:
+                hex_ = emitted[(producer, op.vector_id)]
+                if producer != config.name and hex_ is not None:
+                    ops.setdefault((op.vector_id, hex_), _decode_op(op.vector, hex_))
+        requests[config.name] = ops
+    outcomes = _decode_all([(config, result, requests[config.name]) for config, result, _, _ in final],
+                           corpus_version, timeout, start_timeout, window, out)
+
+    cells = []
+    for producer in names:
+        for consumer in names:
+            if producer == consumer:
+                continue
+            cell = Cell(producer, consumer)
+            for op in encodes:
+                hex_ = emitted[(producer, op.vector_id)]
+                if hex_ is None:
+                    cell.no_bytes += 1
+                    continue
+                outcome = outcomes[consumer][requests[consumer][(op.vector_id, hex_)].key]
+                verdict = _classify(op.vector, hex_, outcome, own, producer, consumer)
+                if verdict == "pass":
+                    cell.passed += 1
+                elif verdict == "xfail":
+                    cell.xfailed += 1
+                else:
+                    cell.failed += 1
+                    cell.failing.append(op.vector_id)
+                    cell.diagnoses.append((op.vector_id, outcome))
+            cells.append(cell)
+    return Matrix(names, cells, sum(len(r) for r in requests.values()))
+
+
+def _bytes_of(outcome):
+    return outcome.output if outcome is not None and outcome.output is not None else None
+
+
+def _decode_op(vector, hex_):
+    # The op name keys the outcome by (vector, bytes); judge.py treats every non-reject decode op alike.
+    return Op(vector, f"decode[matrix-{hashlib.sha256(hex_.encode()).hexdigest()[:12]}]", "decode", hex=hex_)
+
+
+def _corpus_op(vector, hex_):
+    """The consumer's own op on exactly these bytes, if the corpus has them for this vector."""
+    if hex_ == vector["canonical"]:
+        return "decode"
+    return next((f"decode[{v['label']}]" for v in vector["variants"] if v["hex"] == hex_), None)
+
+
+def _classify(vector, hex_, outcome, own, producer, consumer):
+    if outcome.verdict == "pass":
+        return "pass"
+    if vector["level"] == "impl":
+        return "xfail"
+    same_op = _corpus_op(vector, hex_)
+    if same_op is not None:
+        return "xfail" if own[(consumer, vector["id"], same_op)].outcome != "pass" else "fail"
+    return "xfail" if own[(producer, vector["id"], "encode")].outcome != "pass" else "fail"
+
+
+def _decode_all(work, corpus_version, timeout, start_timeout, window, out):
+    """{consumer: {op.key: Outcome}}; one thread per consumer, as the per-runner run."""
+    found, errors = {}, []
+
+    def decode(config, first_result, ops):
+        try:
+            if first_result.start_error:    # it never started in the main run: do not wait for it again
+                found[config.name] = {op.key: Outcome("crash", "runner did not start") for op in ops.values()}
+                return
+            with open(out / f"{config.name}.stderr.log", "a", encoding="utf-8") as log:
+                session = Session(config, corpus_version, timeout, start_timeout, window, log)
+                found[config.name] = session.run(list(ops.values())).outcomes
+        except BaseException as e:      # a harness bug: re-raised after the other threads finish
+            errors.append(e)
+
+    old = threading.stack_size(STACK_SIZE)
+    try:
+        threads = [threading.Thread(target=decode, args=w) for w in work]
+        for t in threads:
+            t.start()
+    finally:
+        threading.stack_size(old)
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return found
+
+
+def add_to_report(report, matrix):
+    report["matrix"] = matrix.as_json()
+    # Fresh verdicts only: xfail and no_bytes cells repeat verdicts the per-runner totals already hold.
+    report["totals"]["passed"] += matrix.passed
+    report["totals"]["failed"] += matrix.failed
+
+
+def print_matrix(matrix, max_diagnoses, say):
+    shown = 0
+    for cell in matrix.cells:
+        for vector_id, outcome in cell.diagnoses:
+            say(f"FAIL matrix {cell.producer} -> {cell.consumer} {vector_id}: {outcome.verdict}: {outcome.detail}")
+            if shown < max_diagnoses:
+                shown += 1
+                for line in outcome.diagnosis:
+                    say(f"    {line}")
+    width = max(12, *(len(n) + 2 for n in matrix.names))
+    cells = {(c.producer, c.consumer): c for c in matrix.cells}
+    say(f"matrix: rows wrote the bytes, columns decoded them; pass/fail/xfail/no-bytes per vector "
+        f"({matrix.requests} decode requests)")
+    say("  " + "".ljust(width) + "".join(n.rjust(width + 6) for n in matrix.names))
+    for p in matrix.names:
+        row = [("-" if p == c else _cell_text(cells[(p, c)])).rjust(width + 6) for c in matrix.names]
+        say("  " + p.ljust(width) + "".join(row))
+    for cell in matrix.cells:
+        if cell.failing:
+            more = f" and {len(cell.failing) - SHOWN_PER_CELL} more" if len(cell.failing) > SHOWN_PER_CELL else ""
+            say(f"  {cell.producer} -> {cell.consumer} failing: {', '.join(cell.failing[:SHOWN_PER_CELL])}{more}")
+
+
+def _cell_text(cell):
+    return f"{cell.passed}/{cell.failed}/{cell.xfailed}/{cell.no_bytes}"

@@ -1,0 +1,93 @@
+"""make fuzz: a clean run passes and reports throughput; a planted bug is found, shrunk to one value and written
+out as a case source that the generator accepts; the notation writer round-trips every value the fuzzer draws."""
+
+import io
+import json
+import shlex
+import sys
+from pathlib import Path
+
+import yaml
+from hypothesis import HealthCheck, given, settings
+
+from fuzz import check, regression, strategies
+from fuzz.__main__ import main
+from generator import encode, sources
+
+REPO = Path(__file__).resolve().parent.parent
+PLANTED = REPO / "tests" / "fuzz_fixtures" / "planted_bug_runner.py"
+
+
+def fuzz(tmp_path, *args, runners="python,planted"):
+    out = tmp_path / "fuzz"
+    command = "planted=" + " ".join(shlex.quote(w) for w in [sys.executable, str(PLANTED), "planted"])
+    stdout = io.StringIO()
+    code = main(["--runners", runners, "--command", command, "--out", str(out), "--seed", "7", *map(str, args)],
+                stdout)
+    summary = json.loads((out / "fuzz.json").read_text())
+    return code, stdout.getvalue(), summary, out
+
+
+def regression_source(summary):
+    (path,) = summary["regressions"]
+    text = Path(path).read_text()
+    source = yaml.safe_load(text)
+    return source, sources.expand(source, path)
+
+
+def test_clean_run_passes_and_reports_throughput(tmp_path, monkeypatch):
+    monkeypatch.delenv("PLANTED_BUG", raising=False)
+    code, stdout, summary, out = fuzz(tmp_path, "--values", 300)
+    assert code == 0, stdout
+    assert summary["values"] >= 300 and summary["regressions"] == []
+    assert summary["requests"] >= 2 * 2 * summary["values"]     # encode + decode, per value, per runner
+    assert summary["values_per_second"] > 0
+    assert "throughput: " in stdout and stdout.rstrip().endswith("0 disagreements")
+    assert not (out / "regressions").exists()
+
+
+def test_planted_decode_bug_is_found_shrunk_and_written(tmp_path, monkeypatch):
+    monkeypatch.setenv("PLANTED_BUG", "uint32-decode")
+    code, stdout, summary, out = fuzz(tmp_path, "--values", 3000, "--batch", 16)
+    assert code == 1, stdout
+    assert "planted decode: fail: values differ" in stdout
+    source, vectors = regression_source(summary)
+    # Shrunk: one case with one value, the smallest int the bug touches, with no container around it.
+    (case,) = source["cases"]
+    assert case["value"] == {"int": str(2 ** 32)}
+    (vector,) = [v for v in vectors if v["kind"] == "value"]
+    assert vector["values"] == [{"type": "int", "value": str(2 ** 32)}]
+    assert vector["canonical"] == "cf0000000100000000"
+    assert vector["id"] == case["id"] and vector["id"].startswith("fuzz.")
+
+
+def test_runner_crash_is_a_finding_not_a_harness_crash(tmp_path, monkeypatch):
+    monkeypatch.setenv("PLANTED_BUG", "crash-on-date")
+    code, stdout, summary, out = fuzz(tmp_path, "--values", 3000, "--batch", 16)
+    assert code == 1, stdout
+    assert "planted encode: crash: runner exited with status 70" in stdout
+    source, vectors = regression_source(summary)
+    (case,) = source["cases"]
+    assert list(case["value"]) == ["date"]          # a bare date: the shrinker dropped everything else
+    assert summary["restarts"]["planted"] >= 1
+
+
+@settings(max_examples=300, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@given(strategies.elements)
+def test_every_drawn_value_round_trips_through_the_source_notation(element):
+    era, value, _ = element
+    pairs = check.vectors([element])
+    vector, cut = pairs[0]
+    source = regression.source(era, value, vector, cut, [], 1, "1.0.0")
+    text = regression.dump(source)
+    (expanded,) = sources.expand(yaml.safe_load(text), "fuzz-regression.yaml")
+    assert expanded["values"] == [value]
+    if vector["kind"] == "value":
+        assert expanded["canonical"] == encode.canonical(value).hex()
+    else:
+        assert expanded["error"] == vector["error"]
+
+
+def test_truncation_cut_is_a_strict_non_empty_prefix():
+    for data in (b"\x01\x02", bytes(range(40)), b"\xcf" + bytes(8)):
+        assert 1 <= check.cut_point(data) < len(data)
