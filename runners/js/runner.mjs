@@ -2,12 +2,14 @@
 // stdout line, in order. Logs go to stderr only. The codec lives in codec.mjs.
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
+import * as binaryTuple from "./binaryTuple.mjs";
 import { decodeAll, encodeAll, fromHex, toHex } from "./codec.mjs";
 import { ERAS } from "./igniteExt.mjs";
 import { WireError } from "./wireError.mjs";
 
 const PROTOCOL = 1;
 const CORPUS_MAJORS = [1];
+const FORMATS = ["msgpack", "binary-tuple", "object", "object-array", "table-row"];
 const LIBRARY = "@msgpack/msgpack";
 const libraryVersion = JSON.parse(
   readFileSync(new URL("./node_modules/@msgpack/msgpack/package.json", import.meta.url), "utf8"),
@@ -34,12 +36,11 @@ function handle(request) {
         library: LIBRARY,
         library_version: libraryVersion,
         corpus_majors: CORPUS_MAJORS,
-        capabilities: { ops: ["encode", "decode"], eras: ERAS },
+        capabilities: { ops: ["encode", "decode"], eras: ERAS, formats: FORMATS },
       };
     case "encode":
-      return answer(request.id, () => ({ hex: toHex(encodeAll(request.values)) }));
     case "decode":
-      return answer(request.id, () => ({ values: decodeAll(fromHex(request.hex), request.era) }));
+      return answer(request.id, () => run(request));
     case "stop":
       return null;
     default:
@@ -48,8 +49,26 @@ function handle(request) {
 }
 
 /**
- * Run one request: a WireError is the input's fault (error response); anything else is the runner's, reported
- * as "skipped" so the harness shows it instead of a wrong verdict.
+ * An encode or decode request, routed by "format": msgpack (the default) here, the Binary Tuple formats
+ * (spec 6.2) in binaryTuple.mjs.
+ * @param {any} request
+ */
+function run(request) {
+  const { cmd, era, format = "msgpack", columns = [] } = request;
+  if (!ERAS.includes(era)) return { skipped: `unknown era '${era}'` };
+  if (!FORMATS.includes(format)) return { skipped: `unknown format '${format}'` };
+  if (format === "msgpack") {
+    return cmd === "encode" ? { hex: toHex(encodeAll(request.values)) } : { values: decodeAll(fromHex(request.hex), era) };
+  }
+  return cmd === "encode"
+    ? { hex: toHex(binaryTuple.encode(format, request.values, era)) }
+    : { values: binaryTuple.decode(format, fromHex(request.hex), era, columns) };
+}
+
+/**
+ * Run one request: a WireError is the input's fault (error response); NotPerformed is a request the runner
+ * declines ("skipped"); anything else is the runner's fault, reported as "skipped" (with a stack trace on
+ * stderr) so the harness shows it instead of a wrong verdict.
  * @param {number} id @param {() => object} work
  */
 function answer(id, work) {
@@ -57,6 +76,7 @@ function answer(id, work) {
     return { id, ...work() };
   } catch (e) {
     if (e instanceof WireError) return { id, error: { class: e.errorClass, message: e.message } };
+    if (e instanceof binaryTuple.NotPerformed) return { id, skipped: e.message };
     const err = /** @type {Error} */ (e);
     log(`request ${id}: ${err.stack ?? err}`);
     return { id, skipped: `runner error: ${err.message}` };
