@@ -1,6 +1,6 @@
 # Ignite 3 wire-value conformance suite.
 #   make verify   set up what is missing, build every runner, run it over the corpus (reports in out/)
-#   make test     the project's own tests (pytest) and then make verify
+#   make test     the project's own tests (pytest), make verify, each runner's checks, the hostile-input benchmark
 #   make vectors  regenerate vectors/ from generator/sources/
 #   make report   out/dashboard.html, out/summary.md and out/badges/ from the last run
 # RUNNERS=python,java selects runners (default: every runners/<name>/runner.json); ARGS='...' goes to the harness.
@@ -14,7 +14,7 @@ comma   := ,
 RUNNER_LIST := $(subst $(comma), ,$(RUNNERS))
 ARGS    ?=
 
-.PHONY: setup vectors build verify report test pytest checks
+.PHONY: setup vectors build verify report test pytest checks bench-hostile
 
 # Harness, generator and tests; chromium + selenium for the dashboard's browser test, lxml + junitparser for
 # checking the JUnit XML.
@@ -49,9 +49,15 @@ checks: build
 	  if grep -q '^check:' runners/$$r/Makefile; then $(MAKE) --no-print-directory -C runners/$$r check || exit 1; fi; \
 	done
 
+# Peak RSS and slowest vector of each runner over the must-reject corpus; fails when a runner misses a goal
+# (peak RSS 256 MiB, 1 s per vector). Table on stdout, figures in $(OUT)/bench-hostile.json.
+bench-hostile: setup build
+	$(PY) tools/bench_hostile.py --runners $(RUNNERS) --out $(OUT)
+
 test: pytest
 	$(MAKE) --no-print-directory verify
 	$(MAKE) --no-print-directory checks
+	$(MAKE) --no-print-directory bench-hostile
 
 # dist/ignite-wire-corpus-<corpus_version>.tar.gz + dist/SHA256SUMS (spec.md 8.3). Refuses a corpus that differs
 # from its sources or its manifest, and a CHANGELOG.md without an entry for the version.
