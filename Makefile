@@ -1,6 +1,8 @@
 # Ignite 3 wire-value conformance suite.
 #   make verify   set up what is missing, build every runner, run it over the corpus (reports in out/)
-#   make test     the project's own tests (pytest), make verify, each runner's checks, the hostile-input benchmark
+#   make test     the project's own tests (pytest), make verify, make fuzz, each runner's checks, the
+#                 hostile-input benchmark
+#   make fuzz     cross-runner property-based fuzzing (20,000 values)
 #   make vectors  regenerate vectors/ from generator/sources/
 #   make report   out/dashboard.html, out/summary.md and out/badges/ from the last run
 # RUNNERS=python,java selects runners (default: every runners/<name>/runner.json); ARGS='...' goes to the harness.
@@ -14,7 +16,7 @@ comma   := ,
 RUNNER_LIST := $(subst $(comma), ,$(RUNNERS))
 ARGS    ?=
 
-.PHONY: setup vectors build verify report test pytest checks bench-hostile
+.PHONY: setup vectors build verify report test pytest checks bench-hostile fuzz
 
 # Harness, generator and tests; chromium + selenium for the dashboard's browser test, lxml + junitparser for
 # checking the JUnit XML.
@@ -54,8 +56,16 @@ checks: build
 bench-hostile: setup build
 	$(PY) tools/bench_hostile.py --runners $(RUNNERS) --out $(OUT)
 
+FUZZ_VALUES ?= 20000
+FUZZ_SEED   ?= 1
+# Hypothesis cross-runner fuzzing; a disagreement is shrunk and written to $(OUT)/fuzz/regressions/<hash>.yaml.
+# Fails when it finds one, or when --seconds runs out before FUZZ_VALUES values were checked.
+fuzz: setup build
+	$(PY) -m fuzz --runners $(RUNNERS) --values $(FUZZ_VALUES) --seed $(FUZZ_SEED) --seconds 300 --out $(OUT)/fuzz
+
 test: pytest
 	$(MAKE) --no-print-directory verify
+	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory checks
 	$(MAKE) --no-print-directory bench-hostile
 

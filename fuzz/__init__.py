@@ -1,0 +1,1 @@
+"""make fuzz: cross-language fuzzing of the runners with Hypothesis (see __main__.py)."""

@@ -1,0 +1,94 @@
+"""The runners, kept running across batches: one harness Session each, batches exchanged in parallel."""
+
+import queue
+import threading
+
+from harness.judge import Outcome
+from harness.ops import unsupported
+from harness.runner_session import RunnerResult, Session, StartError
+
+STACK_SIZE = 256 << 20      # as harness/cli.py: judging recurses through nested values
+
+
+class Pool:
+    def __init__(self, configs, corpus_version, timeout, start_timeout, window, log_dir):
+        self.configs = configs
+        self.restarts = {c.name: 0 for c in configs}
+        self.info = {}
+        self._logs = [open(log_dir / f"{c.name}.stderr.log", "w", encoding="utf-8") for c in configs]
+        self._sessions = [Session(c, corpus_version, timeout, start_timeout, window, log)
+                          for c, log in zip(configs, self._logs)]
+        self._jobs = [queue.Queue() for _ in configs]
+        self._done = queue.Queue()
+        old = threading.stack_size(STACK_SIZE)
+        try:
+            self._threads = [threading.Thread(target=self._work, args=(i,), daemon=True) for i in range(len(configs))]
+            for t in self._threads:
+                t.start()
+        finally:
+            threading.stack_size(old)
+        results = self._all(("open", None))
+        failed = [f"{c.name}: {r}" for c, r in zip(configs, results) if isinstance(r, str)]
+        if failed:
+            self.close()
+            raise StartError("; ".join(failed))
+
+    def exchange(self, ops_by_runner):
+        """{runner name: [Op]} -> {runner name: {op.key: Outcome}}; every runner works at the same time."""
+        jobs = [("exchange", ops_by_runner.get(c.name, [])) for c in self.configs]
+        return {c.name: r for c, r in zip(self.configs, self._all(jobs))}
+
+    def close(self):
+        self._all(("close", None))
+        for q in self._jobs:
+            q.put(None)
+        for log in self._logs:
+            log.close()
+
+    def _all(self, jobs):
+        jobs = jobs if isinstance(jobs, list) else [jobs] * len(self.configs)
+        for q, job in zip(self._jobs, jobs):
+            q.put(job)
+        answers = dict(self._done.get() for _ in self.configs)
+        errors = [a for a in answers.values() if isinstance(a, BaseException)]
+        if errors:
+            raise errors[0]     # a harness bug, not a runner fault (those are Outcomes)
+        return [answers[i] for i in range(len(self.configs))]
+
+    def _work(self, i):
+        session, name = self._sessions[i], self.configs[i].name
+        while True:
+            job = self._jobs[i].get()
+            if job is None:
+                return
+            what, ops = job
+            try:
+                if what == "open":
+                    result = RunnerResult(name)
+                    try:
+                        session.open(result)
+                        self.info[name] = result.info
+                        answer = None
+                    except StartError as e:
+                        answer = str(e)
+                elif what == "close":
+                    session.close()
+                    answer = None
+                else:
+                    answer = self._exchange(session, name, ops)
+            except BaseException as e:
+                answer = e
+            self._done.put((i, answer))
+
+    def _exchange(self, session, name, ops):
+        result = RunnerResult(name)
+        sent = []
+        for op in ops:
+            why = unsupported(op, self.info[name]["capabilities"])
+            if why:
+                result.outcomes[op.key] = Outcome("skip", f"not sent: {why}")
+            else:
+                sent.append(op)
+        session.exchange(sent, result)
+        self.restarts[name] += result.restarts
+        return result.outcomes
