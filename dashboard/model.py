@@ -75,9 +75,24 @@ def build(report, corpus, registry):
         "vectors": page_vectors,
         "rules": _rules(registry, vectors, results, runner_names),
         "expected_failures": _expected_failures(report),
-        "cross": report.get("cross"),
+        "cross": _cross(report.get("matrix")),
         "run_vectors": len(run_ids),
     }
+
+
+def _cross(matrix):
+    """The harness's report.matrix (schema/report.schema.json) in the shape page.js draws: counts per
+    verdict and the failing vectors of each (producer, consumer) cell. 'no bytes' cells are not failures."""
+    if not matrix:
+        return None
+    return {"producers": matrix["producers"], "consumers": matrix["consumers"], "cells": [
+        {"producer": c["producer"], "consumer": c["consumer"],
+         "counts": {k: c[k] for k in ("pass", "fail", "xfail") if c.get(k)},
+         "no_bytes": c.get("no_bytes", 0),
+         "failing": [{"vector": v, "verdict": "fail",
+                      "detail": f"{c['consumer']} did not read {c['producer']}'s bytes as the vector's values"}
+                     for v in c["failing"]]}
+        for c in matrix["cells"]]}
 
 
 def _meta(report, registry):

@@ -307,7 +307,7 @@ function renderXfail() {
 }
 
 // ---------- producer x consumer ----------
-// Expected shape (report field "cross"): {"cells": [{"producer", "consumer", "counts": {verdict: n},
+// Shape (model.py _cross, from the report's "matrix"): {"cells": [{"producer", "consumer", "counts": {verdict: n},
 //   "failing": [{"vector", "verdict", "detail"}]}]}; producers / consumers lists are optional.
 function renderCross() {
   const c = DATA.cross;

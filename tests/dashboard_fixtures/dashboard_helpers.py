@@ -33,14 +33,12 @@ def page_data(html):
 
 
 def with_cross(tmp_path):
-    """The fixture report plus a producer x consumer matrix in the shape the dashboard expects."""
+    """The fixture report plus a producer x consumer matrix as the harness writes it (report.matrix)."""
     report = json.loads(REPORT.read_text())
-    report["cross"] = {"producers": ["python", "oracle"], "consumers": ["python", "oracle"], "cells": [
-        {"producer": "python", "consumer": "python", "counts": {"pass": 16}, "failing": []},
-        {"producer": "python", "consumer": "oracle", "counts": {"pass": 15, "fail": 1},
-         "failing": [{"vector": FAILING_VECTOR, "verdict": "fail", "detail": "oracle read python's bytes wrongly"}]},
-        {"producer": "oracle", "consumer": "python", "counts": {"pass": 16}, "failing": []},
-    ]}
+    cell = lambda p, c, passed, failing: {"producer": p, "consumer": c, "pass": passed, "fail": len(failing),
+                                          "xfail": 0, "no_bytes": 0, "failing": failing}
+    report["matrix"] = {"producers": ["python", "oracle"], "consumers": ["python", "oracle"], "cells": [
+        cell("python", "python", 16, []), cell("python", "oracle", 15, [FAILING_VECTOR]), cell("oracle", "python", 16, [])]}
     path = tmp_path / "report-with-cross.json"
     path.write_text(json.dumps(report))
     return path
