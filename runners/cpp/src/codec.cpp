@@ -12,11 +12,6 @@
 #include "errors.hpp"
 
 namespace codec {
-namespace {
-
-using json = nlohmann::json;
-using ojson = nlohmann::ordered_json;
-using Bytes = std::vector<std::uint8_t>;
 
 // Well-formed UTF-8 (Unicode 15, table 3-7): no overlong forms, no surrogates, nothing above U+10FFFF.
 bool valid_utf8(const std::string& s) {
@@ -45,10 +40,22 @@ bool valid_utf8(const std::string& s) {
     return true;
 }
 
+namespace {
+
+using json = nlohmann::json;
+using ojson = nlohmann::ordered_json;
+using Bytes = std::vector<std::uint8_t>;
+
 // ---- decode ----------------------------------------------------------------------------------------------------
 
 // Builds typed values from nlohmann's SAX events. Returning false from an event stops nlohmann at once, so the
 // depth and declared-count checks in start_array/start_object run before the library recurses or reads on.
+//
+// nlohmann's reader gives up on a map key that is not a str (parse_error.113), although the key is an ordinary
+// MessagePack value. The handler then records where that key starts and hands the open containers over to
+// decode(), which calls sax_parse again at the key, one element at a time, until the containers have their
+// declared counts. nlohmann still reads every byte; the runner only counts elements. So malformed input past
+// such a key (c1, truncation, nesting, bad UTF-8, bad ext payloads) is still classified by the same checks.
 class DecodeSax {
   public:
     DecodeSax(const Bytes& input, ignite::Era era, const char* const* position)
@@ -91,34 +98,53 @@ class DecodeSax {
     bool end_array() { return close(); }
     bool end_object() { return close(); }
 
+    // nlohmann counts bytes from the start of the current sax_parse call; the message says how far into the
+    // whole input the reader got.
     bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) {
+        const std::string where = "after " + std::to_string(consumed()) + " input bytes: ";
         switch (e.id) {
-            case 110: return fail("malformed.truncated", e.what());
-            case 112: return fail("malformed.reserved", e.what());  // msgpack: only c1 is an invalid byte
+            case 110: return fail("malformed.truncated", where + e.what());
+            case 112: return fail("malformed.reserved", where + e.what());  // msgpack: only c1 is an invalid byte
             case 113: {
-                // A map key that is not a str. c1 there is still malformed input; any other key type is a
-                // limitation of nlohmann's MessagePack reader (keys become JSON object keys).
-                std::uint8_t key_format = data_[consumed() - 1];
-                if (key_format == 0xc1) return fail("malformed.reserved", e.what());
-                unsupported_ = "nlohmann's MessagePack reader accepts only str map keys (this key starts 0x" +
-                               to_hex(&key_format, 1) + ", parse_error.113)";
+                // A map key that is not a str (msgpack: get_msgpack_string is the only source of 113). nlohmann
+                // has read exactly its first byte; the key is read again from there, as a value of its own (never
+                // through get_msgpack_string, so each resume starts further into the input than the last).
+                std::size_t key_start = consumed() - 1;
+                if (!non_str_key_)
+                    non_str_key_ = "nlohmann's MessagePack reader accepts only str map keys (the key at offset " +
+                                   std::to_string(key_start) + " starts 0x" + to_hex(data_ + key_start, 1) +
+                                   ", parse_error.113)";
+                // Frames below a runner-driven one are runner-driven already: mark only the new ones.
+                for (auto f = stack_.rbegin(); f != stack_.rend() && !f->runner_driven; ++f) f->runner_driven = true;
+                resume_at_ = key_start;
                 return false;
             }
-            default: return fail("malformed", e.what());
+            default: return fail("malformed", where + e.what());
         }
     }
 
-    // Called between top-level values.
-    void start_value() { value_start_ = consumed(); }
+    // Called before every sax_parse: between top-level values, or at the next element of an open container.
+    void start_value() {
+        value_start_ = consumed();
+        resume_at_.reset();
+    }
     ojson& values() { return values_; }
     const std::optional<WireError>& error() const { return error_; }
-    const std::optional<std::string>& unsupported() const { return unsupported_; }
+    // Where to call sax_parse again after nlohmann gave up on a non-str key (its open containers are left to
+    // the runner), if that is why the last parse stopped.
+    const std::optional<std::size_t>& resume_at() const { return resume_at_; }
+    // Containers still waiting for elements.
+    bool inside_container() const { return !stack_.empty(); }
+    // Why nlohmann's own reader would have refused the input, if it met a non-str key.
+    const std::optional<std::string>& non_str_key() const { return non_str_key_; }
 
   private:
     struct Frame {
         bool is_map;
+        std::size_t count;             // declared elements (map: entries)
         ojson items = ojson::array();  // array items, or map entries as [key, value] pairs
         std::optional<ojson> pending_key;
+        bool runner_driven = false;    // nlohmann gave up inside it: the runner closes it at its count
     };
 
     std::size_t consumed() const { return static_cast<std::size_t>(*position_ - reinterpret_cast<const char*>(data_)); }
@@ -130,7 +156,7 @@ class DecodeSax {
         if (min_bytes > size_ - consumed())
             return fail("malformed.truncated", "declared count " + std::to_string(count) + " exceeds the " +
                                                    std::to_string(size_ - consumed()) + " bytes left");
-        stack_.push_back(Frame{is_map, ojson::array(), std::nullopt});
+        stack_.push_back(Frame{is_map, count, ojson::array(), std::nullopt, false});
         value_start_ = consumed();
         return true;
     }
@@ -147,14 +173,19 @@ class DecodeSax {
         value_start_ = consumed();  // nlohmann reads the next value's first byte next
         if (stack_.empty()) {
             values_.push_back(std::move(v));
-        } else if (!stack_.back().is_map) {
-            stack_.back().items.push_back(std::move(v));
-        } else if (!stack_.back().pending_key) {
-            stack_.back().pending_key = std::move(v);
-        } else {
-            stack_.back().items.push_back(ojson::array({std::move(*stack_.back().pending_key), std::move(v)}));
-            stack_.back().pending_key.reset();
+            return true;
         }
+        Frame& top = stack_.back();
+        if (!top.is_map) {
+            top.items.push_back(std::move(v));
+        } else if (!top.pending_key) {
+            top.pending_key = std::move(v);
+        } else {
+            top.items.push_back(ojson::array({std::move(*top.pending_key), std::move(v)}));
+            top.pending_key.reset();
+        }
+        // nlohmann sends end_array/end_object only for the containers it is still reading.
+        if (top.runner_driven && !top.pending_key && top.items.size() == top.count) return close();
         return true;
     }
 
@@ -172,7 +203,8 @@ class DecodeSax {
     std::vector<Frame> stack_;
     ojson values_ = ojson::array();
     std::optional<WireError> error_;
-    std::optional<std::string> unsupported_;
+    std::optional<std::size_t> resume_at_;
+    std::optional<std::string> non_str_key_;
 };
 
 // ---- encode ----------------------------------------------------------------------------------------------------
@@ -336,16 +368,24 @@ ojson decode(const Bytes& bytes, ignite::Era era) {
     const char* position = begin;
     DecodeSax sax(bytes, era, &position);
     // nlohmann reads one value per call (strict=false: no end-of-input check); the counting iterator tells
-    // where the next one starts.
+    // where the next one starts. After a non-str key, each call reads the next element of the containers
+    // nlohmann left open.
     while (position != end) {
         sax.start_value();
         bool ok = json::sax_parse(CountingIterator(position, &position), CountingIterator(end, &position), &sax,
                                   json::input_format_t::msgpack, /*strict=*/false);
         if (ok) continue;
-        if (sax.unsupported()) throw Unsupported(*sax.unsupported());
         if (sax.error()) throw *sax.error();
+        if (sax.resume_at()) {
+            position = begin + *sax.resume_at();
+            continue;
+        }
         throw WireError("malformed", "nlohmann stopped without reporting an error");
     }
+    if (sax.inside_container()) throw WireError("malformed.truncated", "input ends inside an array or map");
+    // The whole input is well-formed, but a reader built on nlohmann cannot accept it: say so rather than
+    // answer with values nlohmann's own map reading would never produce.
+    if (sax.non_str_key()) throw Unsupported(*sax.non_str_key());
     return std::move(sax.values());
 }
 

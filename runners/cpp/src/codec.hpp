@@ -24,6 +24,9 @@ nlohmann::ordered_json decode(const std::vector<std::uint8_t>& bytes, ignite::Er
 // The canonical bytes of a JSON array of typed values. Throws WireError or Unsupported.
 std::vector<std::uint8_t> encode(const nlohmann::ordered_json& values);
 
+// Well-formed UTF-8 (Unicode 15, table 3-7): no overlong forms, no surrogates, nothing above U+10FFFF.
+bool valid_utf8(const std::string& s);
+
 // Bytes as lower-case hex, and back (throws Unsupported on odd length or a digit outside [0-9a-f]).
 std::string to_hex(const std::uint8_t* bytes, std::size_t n);
 std::vector<std::uint8_t> from_hex(const std::string& text);

@@ -6,6 +6,7 @@
 #include <msgpack/version_master.h>  // plain version macros (version.h needs the C library's export macros)
 #include <nlohmann/json.hpp>
 
+#include "binary_tuple.hpp"
 #include "codec.hpp"
 #include "errors.hpp"
 #include "ignite_ext.hpp"
@@ -30,7 +31,10 @@ ojson hello() {
             {"library", "nlohmann/json + msgpack-c"},
             {"library_version", library_version()},
             {"corpus_majors", {kCorpusMajor}},
-            {"capabilities", {{"ops", {"encode", "decode"}}, {"eras", ignite::all_era_names()}}}};
+            {"capabilities",
+             {{"ops", {"encode", "decode"}},
+              {"eras", ignite::all_era_names()},
+              {"formats", {"msgpack", "binary-tuple", "object", "object-array", "table-row"}}}}};
 }
 
 ignite::Era request_era(const ojson& req) {
@@ -43,7 +47,17 @@ ignite::Era request_era(const ojson& req) {
 ojson answer(const std::string& cmd, const ojson& req) {
     ojson resp = {{"id", req.at("id")}};
     try {
-        if (cmd == "decode") {
+        const std::string format = req.value("format", "msgpack");
+        const ojson columns = req.value("columns", ojson());  // null when absent
+        if (format != "msgpack" && !binary_tuple::is_format(format))
+            throw Unsupported("unknown format '" + format + "'");
+        if (format != "msgpack" && cmd == "decode") {  // Binary Tuple formats (spec 6.2)
+            std::vector<std::uint8_t> bytes = codec::from_hex(req.value("hex", ""));
+            resp["values"] = binary_tuple::decode(format, bytes, request_era(req), columns);
+        } else if (format != "msgpack" && cmd == "encode") {
+            std::vector<std::uint8_t> bytes = binary_tuple::encode(format, req.at("values"), request_era(req), columns);
+            resp["hex"] = codec::to_hex(bytes.data(), bytes.size());
+        } else if (cmd == "decode") {
             resp["values"] = codec::decode(codec::from_hex(req.value("hex", "")), request_era(req));
         } else if (cmd == "encode") {
             request_era(req);  // validated only: each Ignite value carries its own era
