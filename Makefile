@@ -3,6 +3,7 @@
 #   make test     the project's own tests (pytest), make verify, make fuzz, each runner's checks, the
 #                 hostile-input benchmark
 #   make fuzz     cross-runner property-based fuzzing (20,000 values)
+#   make bench    codec speed per language (IEP-75 and Ignite.NET cases); make bench-verify: verify speed
 #   make vectors  regenerate vectors/ from generator/sources/
 #   make report   out/dashboard.html, out/summary.md and out/badges/ from the last run
 # RUNNERS=python,java selects runners (default: every runners/<name>/runner.json); ARGS='...' goes to the harness.
@@ -16,7 +17,7 @@ comma   := ,
 RUNNER_LIST := $(subst $(comma), ,$(RUNNERS))
 ARGS    ?=
 
-.PHONY: setup vectors build verify report test pytest checks bench-hostile fuzz
+.PHONY: setup vectors build verify report test pytest checks bench-hostile fuzz bench bench-verify
 
 # Harness, generator and tests; chromium + selenium for the dashboard's browser test, lxml + junitparser for
 # checking the JUnit XML.
@@ -68,6 +69,14 @@ test: pytest
 	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory checks
 	$(MAKE) --no-print-directory bench-hostile
+
+# Codec speed in every language (bench/README.md); the typed paths call the runners' codecs, so build them all.
+bench: setup $(addprefix runner-,$(ALL_RUNNERS))
+	$(MAKE) --no-print-directory -C bench bench
+
+# Warm `make verify` against its floor, runner throughput on 1x/3x/10x corpora, a harness profile (~15 min).
+bench-verify: setup $(addprefix runner-,$(ALL_RUNNERS))
+	$(MAKE) --no-print-directory -C bench verify
 
 # dist/ignite-wire-corpus-<corpus_version>.tar.gz + dist/SHA256SUMS (spec.md 8.3). Refuses a corpus that differs
 # from its sources or its manifest, and a CHANGELOG.md without an entry for the version.

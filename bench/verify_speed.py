@@ -1,0 +1,344 @@
+"""Verify speed: the warm `make verify` against its floor, and each runner's steady-state throughput.
+
+    /usr/bin/python3 bench/verify_speed.py [--reps 3] [--copies 10] [--runners python,java,cpp,js] [--quick]
+
+1. Warm `make verify` (every runner, the whole corpus, builds up to date: one untimed run first), --reps times.
+2. The floor: per runner, its bare runtime starting and parsing every corpus file once (bench/floor/), all four
+   started at once as the harness starts its runners (also shown one by one). Ratio = verify / floor; goal <= 1.5.
+3. Throughput per runner after start-up: the runner alone fed every request of the corpus from a file, at 1x, 3x
+   and 10x the corpus (copies with new ids); the slope between sizes is vectors/s with start-up subtracted.
+   The same through the harness (`--corpus` on the 1x and 10x copies). Goal: >= 100,000 vectors/s per runner.
+4. Where the time goes: harness CPU vs runner CPU in one in-process run (getrusage self vs children), and a
+   cProfile of the harness over one runner grouped by module.
+Writes bench/out/verify-speed.json and bench/out/verify-speed.md; exit status 0 when both goals are met, else 1.
+"""
+import argparse
+import cProfile
+import io
+import json
+import os
+import platform
+import pstats
+import resource
+import shlex
+import sys
+import tempfile
+import time
+from datetime import datetime, timezone
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(BENCH))
+
+from harness import cli, runner_session  # noqa: E402
+from harness import corpus as corpus_mod, ops as ops_mod  # noqa: E402
+from harness.runner_config import resolve  # noqa: E402
+from stats import fmt_seconds, summary, timed, timed_cpu, timed_together  # noqa: E402
+
+PY = "/usr/bin/python3"
+RATIO_GOAL = 1.5
+THROUGHPUT_GOAL = 100_000
+SUBSETS = ("all", "small")
+SMALL = 1024  # bytes of request line: "small" vectors (the other ~3 % of ops are 97 % of the bytes)
+JAVA_FLOOR_CP = "bench/build/java-floor:/usr/share/java/jackson-databind.jar:/usr/share/java/jackson-core.jar:" \
+                "/usr/share/java/jackson-annotations.jar"
+
+
+def floor_commands(corpus):
+    """Per runner: its runtime's bare start-up plus one parse of the corpus (the JVM gets the runner's own flags)."""
+    java = json.loads((ROOT / "runners/java/runner.json").read_text())["command"]
+    jvm_flags = java[1:java.index("-cp")]
+    return {"python": [PY, "bench/floor/read_corpus.py", corpus],
+            "java": ["java", *jvm_flags, "-cp", JAVA_FLOOR_CP, "ReadCorpus", corpus],
+            "cpp": ["bench/build/read_corpus", corpus],
+            "js": ["node", "bench/floor/read_corpus.mjs", corpus]}
+
+
+def make_corpus(src, dst, copies):
+    """dst gets `copies` copies of every corpus file of src; copy k > 0 has ids suffixed -x<k>."""
+    dst.mkdir(parents=True, exist_ok=True)
+    for p in sorted(src.glob("*.json")):
+        if p.name == "manifest.json":
+            continue
+        data = json.loads(p.read_bytes())
+        for k in range(copies):
+            if k:
+                data_k = dict(data, vectors=[dict(v, id=f"{v['id']}-x{k}") for v in data["vectors"]])
+            else:
+                data_k = data
+            (dst / f"{p.stem}-x{k}.json").write_text(json.dumps(data_k, ensure_ascii=False), encoding="utf-8")
+    return dst
+
+
+def request_files(corpus_dir, path, small_path):
+    """Every request the harness would send for this corpus, as one stdin file (start, the ops, stop); and the
+    same for the ops whose request line is at most SMALL bytes (the few large vectors carry most of the bytes)."""
+    corpus = corpus_mod.load(corpus_dir)
+    plan = ops_mod.plan(corpus.vectors)
+    counts = {}
+    with open(path, "wb") as f, open(small_path, "wb") as g:
+        for out in (f, g):
+            out.write(ops_mod.encode_line(ops_mod.start_request(corpus.version)))
+        small_ops, small_vectors = 0, set()
+        for i, op in enumerate(plan, 1):
+            line = op.request_line(i)
+            f.write(line)
+            if len(line) <= SMALL:
+                g.write(line)
+                small_ops += 1
+                small_vectors.add(op.vector_id)
+        for out in (f, g):
+            out.write(ops_mod.encode_line({"cmd": "stop"}))
+    counts["all"] = {"vectors": len(corpus.vectors), "ops": len(plan), "mb": Path(path).stat().st_size / 1e6}
+    counts["small"] = {"vectors": len(small_vectors), "ops": small_ops, "mb": Path(small_path).stat().st_size / 1e6}
+    return counts
+
+
+def slope(points):
+    """Least-squares items per second over (items, seconds) points: start-up (the intercept) drops out."""
+    n = len(points)
+    mx = sum(x for x, _ in points) / n
+    my = sum(y for _, y in points) / n
+    sxy = sum((x - mx) * (y - my) for x, y in points)
+    sxx = sum((x - mx) ** 2 for x, _ in points)
+    return sxx / sxy if sxy > 0 else float("inf"), my - (sxy / sxx) * mx
+
+
+def runner_direct(config, requests, reps):
+    """Wall and CPU seconds of the runner alone answering every request in the file (responses read, counted)."""
+    walls, cpus = [], []
+    for _ in range(reps):
+        with open(requests, "rb") as f:
+            wall, cpu, code, out = timed_cpu(config.argv, cwd=config.cwd, stdin=f)
+        if code != 0:
+            raise SystemExit(f"{config.name} exited {code} on {requests}")
+        walls.append(wall)
+        cpus.append(cpu)
+        answers = out.count(b"\n")
+    return summary(walls), summary(cpus), answers
+
+
+def harness_run(runner, corpus_dir, out_dir, reps):
+    """Wall and CPU (harness + runner) seconds of the harness over one runner and this corpus."""
+    argv = [PY, "-m", "harness", "verify", "--runners", runner, "--corpus", str(corpus_dir), "--out", str(out_dir)]
+    runs = [timed_cpu(argv, cwd=ROOT) for _ in range(reps)]
+    return summary([r[0] for r in runs]), summary([r[1] for r in runs])
+
+
+def in_process_split(runners, out_dir):
+    """One harness run in this process: wall, harness CPU (this process) and runner CPU (its children)."""
+    s0, c0, t0 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    cli.main(["verify", "--runners", runners, "--out", str(out_dir)], stdout=io.StringIO(), stderr=io.StringIO())
+    s1, c1, t1 = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+    cpu = lambda a, b: (b.ru_utime - a.ru_utime) + (b.ru_stime - a.ru_stime)  # noqa: E731
+    return {"wall": t1 - t0, "harness_cpu": cpu(s0, s1), "runner_cpu": cpu(c0, c1)}
+
+
+CATEGORIES = [("response schema checks", ("fast_schema.py", "schemas.py", "jsonschema")),
+              ("JSON encode/decode", ("json/",)),
+              ("judging and diagnoses", ("judge.py", "values.py", "diagnosis.py", "msgpack_annotate.py")),
+              ("corpus load and manifest", ("corpus.py", "manifest.py")),
+              ("reports", ("report.py", "junit.py", "results.py", "expectations.py", "matrix.py")),
+              ("waiting (runner, pipes, GIL)", ("_thread.lock", "{method 'acquire'", "queue.py", "threading.py"))]
+
+
+def profile_harness(runner, out_dir):
+    """cProfile of the harness threads (the verify thread and the runner's session thread), tottime by module."""
+    profiles = []
+
+    def wrap(fn):
+        def inner(*a, **k):
+            prof = cProfile.Profile()
+            prof.enable()
+            try:
+                return fn(*a, **k)
+            finally:
+                prof.disable()
+                profiles.append(prof)
+        return inner
+
+    saved = runner_session.Session.run, cli.verify
+    runner_session.Session.run, cli.verify = wrap(saved[0]), wrap(saved[1])
+    try:
+        cli.main(["verify", "--runners", runner, "--out", str(out_dir)], stdout=io.StringIO(), stderr=io.StringIO())
+    finally:
+        runner_session.Session.run, cli.verify = saved
+    stats = pstats.Stats(profiles[0])
+    for p in profiles[1:]:
+        stats.add(p)
+    totals = {name: 0.0 for name, _ in CATEGORIES}
+    totals["other"] = 0.0
+    for (filename, _, func), (_, _, tottime, _, _) in stats.stats.items():
+        where = f"{filename} {func}"
+        name = next((n for n, keys in CATEGORIES if any(k in where for k in keys)), "other")
+        totals[name] += tottime
+    # The verify thread waits (join) while the session thread works: that wait is not harness work.
+    busy = sum(v for k, v in totals.items() if not k.startswith("waiting"))
+    top = sorted(((v[2], f"{Path(k[0]).name}:{k[1]}({k[2]})") for k, v in stats.stats.items()
+                  if "acquire" not in k[2]), reverse=True)[:8]
+    return {"by_category_s": totals, "busy_s": busy, "top_functions": [(name, t) for t, name in top]}
+
+
+def machine():
+    cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
+    return f"{os.cpu_count()} cores ({cpu}), {platform.platform()}"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runners", default="python,java,cpp,js")
+    ap.add_argument("--reps", type=int, default=3, help="timed repetitions of each measurement (3)")
+    ap.add_argument("--copies", type=int, default=10, help="size of the big synthetic corpus (10x)")
+    ap.add_argument("--quick", action="store_true", help="skip the harness at 10x (the slowest part)")
+    ap.add_argument("--out", default=str(BENCH / "out"))
+    args = ap.parse_args()
+    runners = args.runners.split(",")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    res = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "machine": machine()}
+    print(f"verify speed, {res['date']}, {res['machine']}")
+
+    with tempfile.TemporaryDirectory(prefix="verify-speed-") as tmp:
+        tmp = Path(tmp)
+        # 1. warm make verify: one untimed run brings builds up to date, then --reps timed runs.
+        verify = ["make", "--no-print-directory", "verify", f"RUNNERS={args.runners}", f"OUT={tmp / 'verify-out'}"]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE") and k != "MFLAGS"}
+        timed(verify, cwd=ROOT, env=env)
+        runs = [timed_cpu(verify, cwd=ROOT, env=env) for _ in range(args.reps)]
+        res["verify"], res["verify_cpu"] = summary([r[0] for r in runs]), summary([r[1] for r in runs])
+        res["verify_exit"] = sorted({r[2] for r in runs})
+        print(f"warm make verify: {fmt_seconds(res['verify'])}, CPU {fmt_seconds(res['verify_cpu'])}; exit status "
+              f"{res['verify_exit']} (the time counts either way)")
+
+        # 2. the floor
+        floors = {name: argv for name, argv in floor_commands("vectors").items() if name in runners}
+        res["floor_each"], res["floor_each_cpu"] = {}, {}
+        for n, a in floors.items():
+            runs = [timed_cpu(a, cwd=ROOT) for _ in range(args.reps)]
+            res["floor_each"][n], res["floor_each_cpu"][n] = summary([r[0] for r in runs]), summary([r[1] for r in runs])
+        res["floor"] = summary([timed_together(list(floors.values()), cwd=ROOT)[0] for _ in range(args.reps)])
+        res["floor_cpu"] = sum(s["median"] for s in res["floor_each_cpu"].values())
+        res["ratio"] = res["verify"]["median"] / res["floor"]["median"]
+        res["ratio_cpu"] = res["verify_cpu"]["median"] / res["floor_cpu"]
+        for n, s in res["floor_each"].items():
+            print(f"  floor {n:6}: {fmt_seconds(s)}, CPU {res['floor_each_cpu'][n]['median']:.2f} s")
+        print(f"floor (all started at once): {fmt_seconds(res['floor'])}; "
+              f"sum of the four alone: {sum(s['median'] for s in res['floor_each'].values()):.2f} s; "
+              f"CPU {res['floor_cpu']:.2f} s")
+        print(f"ratio verify / floor = {res['ratio']:.1f} wall, {res['ratio_cpu']:.1f} CPU (goal <= {RATIO_GOAL})")
+
+        # 3. throughput
+        sizes = sorted({1, 3, args.copies})
+        corpora = {k: make_corpus(ROOT / "vectors", tmp / f"corpus-{k}x", k) for k in sizes}
+        requests = {(k, sub): tmp / f"requests-{k}x-{sub}.jsonl" for k in sizes for sub in SUBSETS}
+        counts = {k: request_files(corpora[k], requests[k, "all"], requests[k, "small"]) for k in sizes}
+        configs = {c.name: c for c in resolve(runners, ROOT / "runners", {})}
+        res["sizes"] = counts
+        res["direct"], res["via_harness"] = {}, {}
+        for name in runners:
+            res["direct"][name] = {}
+            for sub in SUBSETS:
+                points, cpu_points, row = [], [], {}
+                for k in sizes:
+                    wall, cpu, answers = runner_direct(configs[name], requests[k, sub], args.reps)
+                    if answers != counts[k][sub]["ops"] + 1:
+                        raise SystemExit(f"{name}: {answers} answers to {counts[k][sub]['ops'] + 1} requests "
+                                         f"({k}x, {sub})")
+                    row[k], row[f"cpu{k}"] = wall, cpu
+                    points.append((k, wall["median"]))
+                    cpu_points.append((k, cpu["median"]))
+                per_copy, startup = slope(points)
+                per_copy_cpu, startup_cpu = slope(cpu_points)
+                one = counts[1][sub]
+                row.update(vectors_per_s=per_copy * one["vectors"], ops_per_s=per_copy * one["ops"],
+                           mb_per_s=per_copy * one["mb"], startup_s=startup,
+                           vectors_per_cpu_s=per_copy_cpu * one["vectors"], startup_cpu_s=startup_cpu)
+                res["direct"][name][sub] = row
+                print(f"runner alone {name:6} {sub:5}: " + ", ".join(f"{k}x {row[k]['median']:.2f} s" for k in sizes)
+                      + f" -> {row['vectors_per_s']:,.0f} vectors/s ({row['ops_per_s']:,.0f} ops/s, "
+                      f"{row['mb_per_s']:.0f} MB/s of requests), start-up {startup:.2f} s; per CPU second "
+                      f"{row['vectors_per_cpu_s']:,.0f} vectors (CPU at " +
+                      ", ".join(f"{k}x {row[f'cpu{k}']['median']:.2f} s" for k in sizes) + ")")
+        big = [args.copies] if not args.quick else []
+        for name in runners:
+            row = {}
+            for k in [1, *big]:
+                row[k], row[f"cpu{k}"] = harness_run(name, corpora[k], tmp / f"h-{name}", args.reps if k == 1 else 1)
+            if big:
+                per_copy = (args.copies - 1) / (row[args.copies]["median"] - row[1]["median"])
+                per_copy_cpu = (args.copies - 1) / (row[f"cpu{args.copies}"]["median"] - row["cpu1"]["median"])
+                row["vectors_per_s"] = per_copy * counts[1]["all"]["vectors"]
+                row["ops_per_s"] = per_copy * counts[1]["all"]["ops"]
+                row["vectors_per_cpu_s"] = per_copy_cpu * counts[1]["all"]["vectors"]
+            res["via_harness"][name] = row
+            print(f"through the harness {name:6}: " + ", ".join(f"{k}x {row[k]['median']:.2f} s (CPU "
+                                                              f"{row[f'cpu{k}']['median']:.2f} s)" for k in [1, *big]) +
+                  (f" -> {row['vectors_per_s']:,.0f} vectors/s ({row['ops_per_s']:,.0f} ops/s), "
+                   f"{row['vectors_per_cpu_s']:,.0f} per CPU second" if big else ""))
+
+        # 4. where the time goes
+        res["split"] = in_process_split(args.runners, tmp / "split")
+        sp = res["split"]
+        print(f"one in-process run of all runners: wall {sp['wall']:.2f} s, harness CPU {sp['harness_cpu']:.2f} s, "
+              f"runner CPU {sp['runner_cpu']:.2f} s")
+        prof_runner = "cpp" if "cpp" in runners else runners[0]
+        res["profile"] = {"runner": prof_runner, **profile_harness(prof_runner, tmp / "profile")}
+        busy = res["profile"]["busy_s"]
+        print(f"harness profile over '{prof_runner}' (cProfile tottime, profiler overhead included):")
+        for k, v in res["profile"]["by_category_s"].items():
+            share = f"{100 * v / busy:5.1f} % of busy" if not k.startswith("waiting") else "(idle)"
+            print(f"  {k:30} {v:7.2f} s  {share}")
+
+    (out / "verify-speed.json").write_text(json.dumps(res, indent=1, default=str) + "\n")
+    (out / "verify-speed.md").write_text(markdown(res, runners, sizes, args.copies, args.quick))
+    print(f"written: {out / 'verify-speed.json'}, {out / 'verify-speed.md'}")
+    worst = min(r["all"]["vectors_per_cpu_s"] for r in res["direct"].values())
+    return 0 if res["ratio"] <= RATIO_GOAL and worst >= THROUGHPUT_GOAL else 1
+
+
+def markdown(res, runners, sizes, copies, quick):
+    v, f, vc = res["verify"], res["floor"], res["verify_cpu"]
+    lines = [f"Measured {res['date']} on {res['machine']}.", "",
+             "| measurement | wall, median | wall, min - max | CPU, median | n |", "|---|---|---|---|---|",
+             f"| warm `make verify` ({len(runners)} runners, {res['sizes'][1]['all']['vectors']:,} vectors, "
+             f"{res['sizes'][1]['all']['ops']:,} ops each) | {v['median']:.2f} s | {v['min']:.2f} - {v['max']:.2f} s | "
+             f"{vc['median']:.2f} s | {v['n']} |"]
+    for n, s in res["floor_each"].items():
+        lines.append(f"| floor {n}: bare start-up + one corpus parse | {s['median']:.2f} s | "
+                     f"{s['min']:.2f} - {s['max']:.2f} s | {res['floor_each_cpu'][n]['median']:.2f} s | {s['n']} |")
+    lines += [f"| floor, all four at once | {f['median']:.2f} s | {f['min']:.2f} - {f['max']:.2f} s | "
+              f"{res['floor_cpu']:.2f} s | {f['n']} |",
+              "", f"**Ratio verify / floor: {res['ratio']:.1f} wall, {res['ratio_cpu']:.1f} CPU** (goal <= {RATIO_GOAL}).",
+              "", f"Throughput (slope over {', '.join(f'{k}x' for k in sizes)} copies of the corpus, so start-up drops "
+              "out; 'small' = the ops whose request line is at most 1 KiB; 'per CPU s' uses the runner's CPU time, "
+              "which load from other processes distorts least):", "",
+              "| runner | alone, all: wall s at " + "/".join(f"{k}x" for k in sizes) + " | alone, all: vectors/s (ops/s, "
+              "MB/s) | alone, all: vectors per CPU s | alone, small: vectors/s (per CPU s) | via harness: wall s at 1x" +
+              ("" if quick else f"/{copies}x | via harness: vectors/s (per CPU s)") + " |",
+              "|---" * (6 if quick else 7) + "|"]
+    for n in runners:
+        d, sm, h = res["direct"][n]["all"], res["direct"][n]["small"], res["via_harness"][n]
+        cells = ["/".join(f"{d[k]['median']:.2f}" for k in sizes),
+                 f"{d['vectors_per_s']:,.0f} ({d['ops_per_s']:,.0f}, {d['mb_per_s']:.0f})",
+                 f"{d['vectors_per_cpu_s']:,.0f}",
+                 f"{sm['vectors_per_s']:,.0f} ({sm['vectors_per_cpu_s']:,.0f})",
+                 f"{h[1]['median']:.2f}" + ("" if quick else f"/{h[copies]['median']:.2f}")]
+        if not quick:
+            cells.append(f"{h['vectors_per_s']:,.0f} ({h['vectors_per_cpu_s']:,.0f})")
+        lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    sp, pr = res["split"], res["profile"]
+    lines += ["", f"One in-process run of all four: wall {sp['wall']:.2f} s, harness CPU {sp['harness_cpu']:.2f} s "
+              f"(one Python process), runner CPU {sp['runner_cpu']:.2f} s.", "",
+              f"Harness profile over `{pr['runner']}` (cProfile, tottime by module):", "",
+              "| where | seconds | share of busy |", "|---|---|---|"]
+    for k, t in pr["by_category_s"].items():
+        lines.append(f"| {k} | {t:.2f} | " + ("-" if k.startswith("waiting") else f"{100 * t / pr['busy_s']:.0f} %") + " |")
+    lines += ["", "Top harness functions (tottime): " +
+              "; ".join(f"{name} {t:.2f} s" for name, t in pr["top_functions"])]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main())
