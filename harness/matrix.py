@@ -10,7 +10,11 @@ One cell per ordered pair (producer, consumer), producer != consumer; each value
             - the vector is impl-level (recorded, never a failure).
   fail      a disagreement no per-runner verdict records: the consumer mis-reads bytes that the producer wrote
             and the corpus accepts (a NaN-class payload), or answers the same bytes differently than in its own op.
-Each consumer decodes each distinct (vector, bytes) once, however many producers wrote them.
+Each consumer decodes each distinct (vector, bytes) once, however many producers wrote them. Bytes that are the
+vector's canonical bytes or one of its variants are not sent again: the consumer already decoded exactly them in
+its own op (decode / decode[<label>]), and that outcome stands for the cell (runners answer the same bytes the
+same way; a second request would only repeat the verdict), unless the op ended in a fault (crash, timeout,
+protocol error): then they are sent again. Bytes the corpus does not have are always sent.
 """
 
 import hashlib
@@ -22,6 +26,9 @@ from harness.ops import Op
 from harness.runner_session import Session
 
 STACK_SIZE = 256 << 20      # as cli.py: deep values recurse through the judge
+# Own outcomes that are the runner's answer to the bytes (or the capability rule): a second request would repeat
+# them. A crash, timeout or protocol error may have been the process's state at the time: those bytes are re-sent.
+REUSABLE = ("pass", "fail", "skip")
 SHOWN_PER_CELL = 5          # failing vector ids printed per cell (all of them are in report.json)
 
 
@@ -33,6 +40,7 @@ class Cell:
     failed: int = 0
     xfailed: int = 0
     no_bytes: int = 0
+    fresh_passed: int = 0   # passes judged on a decode sent for the matrix (not a reused own verdict)
     failing: list = field(default_factory=list)         # vector ids
     diagnoses: list = field(default_factory=list)       # (vector id, Outcome) of the failing ones
 
@@ -52,7 +60,8 @@ class Matrix:
 
     @property
     def passed(self):
-        return sum(c.passed for c in self.cells)
+        """Passes that are new verdicts: a reused own-op verdict is already in the per-runner totals."""
+        return sum(c.fresh_passed for c in self.cells)
 
     @property
     def failed(self):
@@ -67,16 +76,23 @@ def run(final, plan, corpus_version, timeout, start_timeout, window, out):
                for config, result, _, _ in final for op in encodes}
     own = {(v.runner, v.vector, v.op): v for _, _, verdicts, _ in final for v in verdicts}
 
-    # Each consumer's decode requests: the distinct bytes the other runners wrote for each vector.
-    requests = {}
+    # Each consumer's decode requests: the distinct bytes the other runners wrote for each vector that are not
+    # the corpus's (those the consumer decoded in its own op: its outcome there is reused).
+    requests, reused = {}, {}
     for config, result, _, _ in final:
-        ops = {}
+        ops, known = {}, {}
         for op in encodes:
             for producer in names:
                 hex_ = emitted[(producer, op.vector_id)]
-                if producer != config.name and hex_ is not None:
+                if producer == config.name or hex_ is None or (op.vector_id, hex_) in known:
+                    continue
+                same_op = _corpus_op(op.vector, hex_)
+                earlier = result.outcomes.get((op.vector_id, same_op)) if same_op is not None else None
+                if earlier is not None and earlier.verdict in REUSABLE:
+                    known[(op.vector_id, hex_)] = earlier
+                else:
                     ops.setdefault((op.vector_id, hex_), _decode_op(op.vector, hex_))
-        requests[config.name] = ops
+        requests[config.name], reused[config.name] = ops, known
     outcomes = _decode_all([(config, result, requests[config.name]) for config, result, _, _ in final],
                            corpus_version, timeout, start_timeout, window, out)
 
@@ -91,10 +107,14 @@ def run(final, plan, corpus_version, timeout, start_timeout, window, out):
                 if hex_ is None:
                     cell.no_bytes += 1
                     continue
-                outcome = outcomes[consumer][requests[consumer][(op.vector_id, hex_)].key]
+                outcome = reused[consumer].get((op.vector_id, hex_))
+                fresh = outcome is None
+                if fresh:
+                    outcome = outcomes[consumer][requests[consumer][(op.vector_id, hex_)].key]
                 verdict = _classify(op.vector, hex_, outcome, own, producer, consumer)
                 if verdict == "pass":
                     cell.passed += 1
+                    cell.fresh_passed += fresh
                 elif verdict == "xfail":
                     cell.xfailed += 1
                 else:
@@ -138,6 +158,9 @@ def _decode_all(work, corpus_version, timeout, start_timeout, window, out):
 
     def decode(config, first_result, ops):
         try:
+            if not ops:                     # every byte string was the corpus's: nothing to start the runner for
+                found[config.name] = {}
+                return
             if first_result.start_error:    # it never started in the main run: do not wait for it again
                 found[config.name] = {op.key: Outcome("crash", "runner did not start") for op in ops.values()}
                 return
@@ -163,7 +186,8 @@ def _decode_all(work, corpus_version, timeout, start_timeout, window, out):
 
 def add_to_report(report, matrix):
     report["matrix"] = matrix.as_json()
-    # Fresh verdicts only: xfail and no_bytes cells repeat verdicts the per-runner totals already hold.
+    # Fresh verdicts only: xfail and no_bytes cells, and passes on bytes whose own-op verdict was reused,
+    # repeat verdicts the per-runner totals already hold.
     report["totals"]["passed"] += matrix.passed
     report["totals"]["failed"] += matrix.failed
 

@@ -32,7 +32,15 @@ class Op:
         return req
 
     def request_line(self, request_id):
-        return encode_line(self.request(request_id))
+        # Every runner gets the same request but for its id: the rest of the line is encoded once per op. The
+        # line equals encode_line(self.request(request_id)): "cmd" comes first and "id" second.
+        try:
+            head, tail = self.__dict__["_line_parts"]
+        except KeyError:
+            head, tail = encode_line(self.request(0)).split(b',"id":0,', 1)
+            head, tail = head + b',"id":', b"," + tail
+            object.__setattr__(self, "_line_parts", (head, tail))   # frozen dataclass: a cache, not state
+        return head + str(request_id).encode() + tail
 
 
 def encode_line(message):

@@ -1,0 +1,73 @@
+"""The judging fast path: answers exactly as expected skip the schema check and must judge as judge() would."""
+
+import copy
+
+import pytest
+
+from harness_fixtures.harness_helpers import CORPUS
+from harness import ops
+from harness.corpus import load
+from harness.judge import expected_pass, judge
+
+PLAN = ops.plan(load(CORPUS).vectors)
+
+
+def expected_answer(op, rid=7):
+    v = op.vector
+    if op.name == "encode":
+        return {"id": rid, "hex": v["canonical"]}
+    if op.name in ("reject", "reject-encode"):
+        return {"id": rid, "error": {"class": v["error"], "message": "any text"}}
+    return {"id": rid, "values": copy.deepcopy(v["values"])}
+
+
+@pytest.mark.parametrize("op", PLAN, ids=lambda op: f"{op.vector_id}:{op.name}")
+def test_exact_answers_take_the_fast_path_and_judge_alike(op):
+    answer = expected_answer(op)
+    fast = expected_pass(op, answer)
+    assert fast is not None and fast == judge(op, answer)
+
+
+@pytest.mark.parametrize("op", PLAN, ids=lambda op: f"{op.vector_id}:{op.name}")
+def test_anything_else_takes_the_slow_path(op):
+    answer = expected_answer(op)
+    assert expected_pass(op, dict(answer, id=True)) is None        # true is not the integer id
+    assert expected_pass(op, dict(answer, id=7.0)) is None
+    assert expected_pass(op, dict(answer, extra=1)) is None
+    if "error" in answer:
+        assert expected_pass(op, dict(answer, error=dict(answer["error"], extra=1))) is None
+        assert expected_pass(op, dict(answer, error=dict(answer["error"], message=5))) is None
+        assert expected_pass(op, dict(answer, error=dict(answer["error"], **{"class": "invalid.other"}))) is None
+    elif "hex" in answer:
+        assert expected_pass(op, dict(answer, hex=answer["hex"] + "c0")) is None
+        assert expected_pass(op, dict(answer, hex=[answer["hex"]])) is None
+
+
+def test_values_compare_with_json_types():
+    vector = {"id": "t", "kind": "value", "era": "msgpack", "values": [
+        {"type": "bool", "value": True}, {"type": "ext", "code": 1, "hex": ""}], "canonical": "c3c70001",
+        "variants": []}
+    op = ops.Op(vector, "decode", "decode", hex=vector["canonical"])
+    good = {"id": 1, "values": copy.deepcopy(vector["values"])}
+    assert expected_pass(op, good) is not None
+    for path, wrong in ((0, {"type": "bool", "value": 1}), (1, {"type": "ext", "code": 1.0, "hex": ""}),
+                        (1, {"type": "ext", "code": True, "hex": ""})):
+        values = copy.deepcopy(vector["values"])
+        values[path] = wrong
+        assert values == vector["values"]          # Python's == cannot tell these apart ...
+        assert expected_pass(op, {"id": 1, "values": values}) is None     # ... the fast path does
+
+
+def test_nan_class_variants_are_left_to_judge():
+    # In a NaN-class vector the canonical bytes may match a variant's bytes by NaN class: judge() names the label.
+    base = next(o for o in PLAN if o.name == "encode" and o.vector.get("nan") == "class").vector
+    variant = {"label": "other-nan", "hex": base["canonical"][:-1] + "f", "encoder_may_emit": True}
+    op = ops.Op(dict(base, variants=[variant]), "encode", "encode")
+    assert expected_pass(op, {"id": 1, "hex": variant["hex"]}) is None
+    assert expected_pass(op, {"id": 1, "hex": base["canonical"]}).matched == "canonical"
+
+
+@pytest.mark.parametrize("op", PLAN, ids=lambda op: f"{op.vector_id}:{op.name}")
+def test_cached_request_lines_equal_fresh_ones(op):
+    for rid in (0, 1, 7, 123456789):
+        assert op.request_line(rid) == ops.encode_line(op.request(rid))
