@@ -168,7 +168,7 @@ final class Codec {
     }
 
     /** Strict UTF-8 (overlong forms, surrogates, > U+10FFFF and bad continuations all rejected). */
-    private static String utf8(byte[] bytes) throws WireError {
+    static String utf8(byte[] bytes) throws WireError {
         try {
             return StandardCharsets.UTF_8.newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
@@ -279,7 +279,7 @@ final class Codec {
     }
 
     /** packString would replace a lone surrogate with '?'; refuse it instead. */
-    private static byte[] strictUtf8(String text) throws WireError {
+    static byte[] strictUtf8(String text) throws WireError {
         try {
             ByteBuffer encoded = StandardCharsets.UTF_8.newEncoder()
                     .onMalformedInput(CodingErrorAction.REPORT)

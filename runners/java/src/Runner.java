@@ -2,6 +2,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
@@ -12,6 +13,8 @@ import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -36,6 +39,7 @@ public final class Runner {
         File registryFile = new File(args.length > 0 ? args[0] : "../../schema/registry.json");
         IgniteExt ignite = new IgniteExt(JSON.readTree(registryFile));
         Codec codec = new Codec(ignite);
+        BinaryTuple tuples = new BinaryTuple(codec);
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         Writer out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8));
         String line;
@@ -55,7 +59,7 @@ public final class Runner {
             if (cmd.equals("stop")) {
                 break;
             }
-            respond(out, cmd.equals("start") ? start(ignite) : serve(codec, ignite, request));
+            respond(out, cmd.equals("start") ? start(ignite) : serve(codec, tuples, ignite, request));
         }
     }
 
@@ -81,6 +85,8 @@ public final class Runner {
         ObjectNode capabilities = response.putObject("capabilities");
         capabilities.putArray("ops").add("encode").add("decode");
         ignite.supportedEras().forEach(capabilities.putArray("eras")::add);
+        ArrayNode formats = capabilities.putArray("formats").add("msgpack");
+        BinaryTuple.FORMATS.forEach(formats::add);
         return response;
     }
 
@@ -92,12 +98,16 @@ public final class Runner {
     }
 
     /** An encode or decode request: a result, an error class, or 'skipped' when the runner itself failed. */
-    private static ObjectNode serve(Codec codec, IgniteExt ignite, JsonNode request) {
+    private static ObjectNode serve(Codec codec, BinaryTuple tuples, IgniteExt ignite, JsonNode request) {
         ObjectNode response = JSON.createObjectNode().put("id", request.path("id").asLong());
         try {
             String era = Fields.text(request, "era");
             if (!ignite.isEra(era)) {
                 return response.put("skipped", "unknown era '" + era + "'");
+            }
+            String format = request.has("format") ? Fields.text(request, "format") : "msgpack";
+            if (!format.equals("msgpack")) { // Binary Tuple formats (spec 6.2)
+                return tuple(tuples, request, era, format, response);
             }
             switch (request.path("cmd").asText()) {
                 case "encode":
@@ -118,6 +128,28 @@ public final class Runner {
                 System.err.println("\tat " + frames[i]);
             }
             return response.put("skipped", "runner failure: " + e);
+        }
+    }
+
+    /** An encode or decode request of a Binary Tuple format; "columns" name the element types where needed. */
+    private static ObjectNode tuple(BinaryTuple tuples, JsonNode request, String era, String format,
+            ObjectNode response) throws WireError, IOException {
+        if (!BinaryTuple.FORMATS.contains(format)) {
+            return response.put("skipped", "format '" + format + "' not implemented");
+        }
+        List<String> columns = new ArrayList<>();
+        if (request.has("columns")) {
+            for (JsonNode column : Fields.array(request, "columns")) {
+                columns.add(column.textValue());
+            }
+        }
+        switch (request.path("cmd").asText()) {
+            case "encode":
+                return response.put("hex", Hex.of(tuples.encode(format, Fields.array(request, "values"), era)));
+            case "decode":
+                return response.set("values", tuples.decode(format, Hex.parse(Fields.text(request, "hex")), era, columns));
+            default:
+                return response.put("skipped", "unknown cmd " + request.path("cmd"));
         }
     }
 }
