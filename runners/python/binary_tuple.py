@@ -314,6 +314,9 @@ def triple(v):
     return [encode_int("INT32", TYPE_IDS[t]), encode_int("INT32", scale), value if value is not None else encode_element(v)]
 
 
+MAX_RESCALE_DIGITS = 100_000   # the same bound the Java, C++ and JS runners use
+
+
 def read_triple(parts):
     type_b, scale_b, value_b = parts
     if not type_b:
@@ -326,8 +329,15 @@ def read_triple(parts):
     if t == "DECIMAL":
         want = int(decode_element("INT32", scale_b)["value"]) if scale_b else 0
         unscaled, scale = int(v["unscaled"]), v["scale"]
-        if scale <= want:
+        # The scale element may ask for 10^(2^31): decide what can be decided without computing it.
+        if unscaled == 0:
+            pass
+        elif scale <= want:
+            if want - scale > MAX_RESCALE_DIGITS:
+                raise NotImplementedError(f"rescaling to scale {want} needs over {MAX_RESCALE_DIGITS} digits")
             unscaled *= 10 ** (want - scale)
+        elif scale - want > len(str(abs(unscaled))):
+            check(False, "invalid.tuple-value", f"({unscaled}, {scale}) does not rescale exactly to scale {want}")
         else:
             q, r = divmod(unscaled, 10 ** (scale - want))
             check(r == 0, "invalid.tuple-value", f"({unscaled}, {scale}) does not rescale exactly to scale {want}")

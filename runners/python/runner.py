@@ -16,6 +16,8 @@ from ignite_ext import WireError
 
 PROTOCOL = 1
 CORPUS_MAJORS = [1]
+# DECIMAL values of up to 100,000 digits (binary_tuple.MAX_RESCALE_DIGITS) must print as JSON integers-as-text.
+sys.set_int_max_str_digits(0)
 
 
 def log(*args):
