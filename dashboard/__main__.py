@@ -3,12 +3,11 @@ writes out/dashboard.html, out/summary.md and out/badges/<runner>.json from the 
 
 import argparse
 import sys
-import threading
 from pathlib import Path
 
 from dashboard import badges, model, page, summary
+from harness import threads
 
-STACK_SIZE = 256 << 20    # the corpus has values nested 600 deep; json and the clipper recurse through them
 
 
 def parser():
@@ -48,13 +47,7 @@ def main(argv=None):
             print(f"dashboard: {e}", file=sys.stderr)
             box.append(2)
 
-    old = threading.stack_size(STACK_SIZE)
-    try:
-        worker = threading.Thread(target=work)
-        worker.start()
-    finally:
-        threading.stack_size(old)
-    worker.join()
+    threads.run_all([work])   # the corpus nests values 600 deep: json and the clipper recurse through them
     return box[0] if box else 3
 
 

@@ -11,7 +11,6 @@ import argparse
 import json
 import math
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -20,13 +19,12 @@ from hypothesis.configuration import set_hypothesis_home_dir
 
 from fuzz import check, regression, strategies
 from fuzz.pool import Pool
-from harness import schemas
+from harness import schemas, threads
 from harness.diagnosis import compact
 from harness.runner_config import ConfigError, parse_overrides, resolve
 from harness.runner_session import StartError
 
 CHUNK = 50                  # examples per seeded Hypothesis run
-STACK_SIZE = 256 << 20
 
 
 class Disagreement(AssertionError):
@@ -59,13 +57,7 @@ def parser():
 def main(argv=None, stdout=None):
     stdout = stdout or sys.stdout
     box = []
-    old = threading.stack_size(STACK_SIZE)     # deep values recurse through judging, as in the harness
-    try:
-        t = threading.Thread(target=lambda: box.append(_main(argv, stdout)))
-        t.start()
-    finally:
-        threading.stack_size(old)
-    t.join()
+    threads.run_all([lambda: box.append(_main(argv, stdout))])   # deep values recurse through judging
     return box[0] if box else 3
 
 

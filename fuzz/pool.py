@@ -1,13 +1,12 @@
 """The runners, kept running across batches: one harness Session each, batches exchanged in parallel."""
 
 import queue
-import threading
 
+from harness import threads
 from harness.judge import Outcome
 from harness.ops import unsupported
 from harness.runner_session import RunnerResult, Session, StartError
 
-STACK_SIZE = 256 << 20      # as harness/cli.py: judging recurses through nested values
 
 
 class Pool:
@@ -20,13 +19,7 @@ class Pool:
                           for c, log in zip(configs, self._logs)]
         self._jobs = [queue.Queue() for _ in configs]
         self._done = queue.Queue()
-        old = threading.stack_size(STACK_SIZE)
-        try:
-            self._threads = [threading.Thread(target=self._work, args=(i,), daemon=True) for i in range(len(configs))]
-            for t in self._threads:
-                t.start()
-        finally:
-            threading.stack_size(old)
+        self._threads = threads.start([lambda i=i: self._work(i) for i in range(len(configs))], daemon=True)
         results = self._all(("open", None))
         failed = [f"{c.name}: {r}" for c, r in zip(configs, results) if isinstance(r, str)]
         if failed:

@@ -6,11 +6,10 @@ Exit status: 0 when nothing fails the run, 1 when something does, 2 for usage an
 
 import argparse
 import sys
-import threading
 from pathlib import Path
 
 from harness import corpus as corpus_mod
-from harness import expectations, junit, manifest, matrix, ops as ops_mod, report, results, schemas
+from harness import expectations, junit, manifest, matrix, ops as ops_mod, report, results, schemas, threads
 from harness.diagnosis import annotated
 from harness.runner_config import ConfigError, known_runners, parse_overrides, resolve
 from harness.runner_session import Session
@@ -18,7 +17,6 @@ from harness.runner_session import Session
 DEFAULT_CORPUS = schemas.REPO_ROOT / "vectors"
 DEFAULT_RUNNERS = schemas.REPO_ROOT / "runners"
 MAX_FAILURE_LINES = 200      # per runner, one line each
-STACK_SIZE = 256 << 20       # deep (512-level) values recurse through json, jsonschema and the comparers
 
 
 class UsageError(Exception):
@@ -59,13 +57,7 @@ def main(argv, stdout=None, stderr=None):
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     box = []
     # The work runs on a thread with a large stack: deeply nested vectors recurse through validation and judging.
-    old = threading.stack_size(STACK_SIZE)
-    try:
-        worker = threading.Thread(target=lambda: box.append(_main(argv, stdout, stderr)))
-        worker.start()
-    finally:
-        threading.stack_size(old)
-    worker.join()
+    threads.run_all([lambda: box.append(_main(argv, stdout, stderr))])
     return box[0] if box else 3
 
 
@@ -160,15 +152,7 @@ def run_all(configs, plan, corpus_version, args, start_timeout, out):
     for cmd in ("start", "encode", "decode"):
         schemas.fast_check("protocol.schema.json", f"/$defs/{cmd}_response")
 
-    old = threading.stack_size(STACK_SIZE)
-    try:
-        threads = [threading.Thread(target=work, args=(i,)) for i in range(len(configs))]
-        for t in threads:
-            t.start()
-    finally:
-        threading.stack_size(old)
-    for t in threads:
-        t.join()
+    threads.run_all([lambda i=i: work(i) for i in range(len(configs))])
     for log in logs:
         log.close()
     if errors:

@@ -18,14 +18,13 @@ protocol error): then they are sent again. Bytes the corpus does not have are al
 """
 
 import hashlib
-import threading
 from dataclasses import dataclass, field
 
+from harness import threads
 from harness.judge import Outcome
 from harness.ops import Op
 from harness.runner_session import Session
 
-STACK_SIZE = 256 << 20      # as cli.py: deep values recurse through the judge
 # Own outcomes that are the runner's answer to the bytes (or the capability rule): a second request would repeat
 # them. A crash, timeout or protocol error may have been the process's state at the time: those bytes are re-sent.
 REUSABLE = ("pass", "fail", "skip")
@@ -170,15 +169,7 @@ def _decode_all(work, corpus_version, timeout, start_timeout, window, out):
         except BaseException as e:      # a harness bug: re-raised after the other threads finish
             errors.append(e)
 
-    old = threading.stack_size(STACK_SIZE)
-    try:
-        threads = [threading.Thread(target=decode, args=w) for w in work]
-        for t in threads:
-            t.start()
-    finally:
-        threading.stack_size(old)
-    for t in threads:
-        t.join()
+    threads.run_all([lambda w=w: decode(*w) for w in work])
     if errors:
         raise errors[0]
     return found
