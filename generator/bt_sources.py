@@ -15,7 +15,7 @@ hex strings, {repeat: HEX, count: N}, {le: EXPR, size: N}, {element: ELEMENT}, {
 """
 from . import binary_tuple as bt, wire
 from .ignite import Invalid
-from .sources import RULE_LEVEL, SourceError, as_int, bindings, evaluate, float_bits, repeated, resolve, subst
+from .sources import RULE_LEVEL, SourceError, as_int, each_case, evaluate, float_bits, repeated, resolve, subst
 
 FIELDS = {"DECIMAL": ["unscaled", "scale"], "DATE": ["year", "month", "day"], "TIME": ["hour", "minute", "second", "nano"],
           "DATETIME": ["year", "month", "day", "hour", "minute", "second", "nano"], "TIMESTAMP": ["seconds", "nano"],
@@ -164,16 +164,5 @@ def vector(case: dict, names: dict, kind: str, era: str, fmt: str, since: str) -
 
 
 def expand(source: dict, path: str) -> list[dict]:
-    vectors = []
-    for section, kind in (("cases", "value"), ("rejects", "decode-reject"), ("encode_rejects", "encode-reject")):
-        for case in source.get(section, []):
-            for names in bindings(case.get("foreach"), case.get("where")):
-                for name, expr in case.get("let", {}).items():
-                    names[name] = evaluate(subst(expr, names), names)
-                era = str(subst(str(case.get("era", source["era"])), names))
-                fmt = subst(case.get("format", source["format"]), names)
-                try:
-                    vectors.append(vector(case, names, kind, era, fmt, str(case.get("since", source["since"]))))
-                except (SourceError, Invalid, ValueError, KeyError, TypeError) as e:
-                    raise SourceError(f"{path}: case {case.get('id')!r} with {names}: {e}") from e
-    return vectors
+    return each_case(source, path, lambda case, names, kind, era, since: vector(
+        case, names, kind, era, subst(case.get("format", source["format"]), names), since))

@@ -244,23 +244,32 @@ def bindings(foreach: dict | None, where: str | None):
             yield b
 
 
-def expand(source: dict, path: str) -> list[dict]:
-    if "format" in source:  # Binary Tuple sources (bt-*.yaml): their own element notation
-        from .bt_sources import expand as expand_binary_tuple
-        return expand_binary_tuple(source, path)
-    era, since = str(source["era"]), str(source["since"])
+SECTIONS = (("cases", "value"), ("rejects", "decode-reject"), ("encode_rejects", "encode-reject"))
+
+
+def each_case(source: dict, path: str, build) -> list[dict]:
+    """build(case, names, kind, era, since) for every case of every section and every foreach binding,
+    after `let:` names are computed; an error names the source file, the case and the binding."""
     vectors = []
-    for section, kind in (("cases", "value"), ("rejects", "decode-reject"), ("encode_rejects", "encode-reject")):
+    for section, kind in SECTIONS:
         for case in source.get(section, []):
             for names in bindings(case.get("foreach"), case.get("where")):
                 # let: names computed from the bound ones (e.g. a byte's hex for an id), in order
                 for name, expr in case.get("let", {}).items():
                     names[name] = evaluate(subst(expr, names), names)
+                era = str(subst(str(case.get("era", source["era"])), names))
                 try:
-                    vectors.append(vector(case, names, kind, str(subst(str(case.get("era", era)), names)), str(case.get("since", since))))
-                except (SourceError, ignite.Invalid, ValueError, KeyError) as e:
+                    vectors.append(build(case, names, kind, era, str(case.get("since", source["since"]))))
+                except (SourceError, ignite.Invalid, ValueError, KeyError, TypeError) as e:
                     raise SourceError(f"{path}: case {case.get('id')!r} with {names}: {e}") from e
     return vectors
+
+
+def expand(source: dict, path: str) -> list[dict]:
+    if "format" in source:  # Binary Tuple sources (bt-*.yaml): their own element notation
+        from .bt_sources import expand as expand_binary_tuple
+        return expand_binary_tuple(source, path)
+    return each_case(source, path, vector)
 
 
 def resolve(spec, names):
