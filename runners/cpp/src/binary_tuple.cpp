@@ -201,12 +201,15 @@ Span decode_varlen(Span b) {  // strip exactly one leading 80
     return (b.n && b.p[0] == kEmpty) ? Span{b.p + 1, b.n - 1} : b;
 }
 
-// float32 -> float64 exactly: the cast for numbers; by hand for NaN (a cast quiets a signalling NaN).
+// float32 -> float64 by IEEE 754 conversion (BT-DOUBLE): the cast for numbers; by hand for NaN, so the result does
+// not depend on the FPU: sign and payload kept, quiet bit (float32 bit 22 -> float64 bit 51) set, as Java's cast.
 std::uint64_t widen(std::uint32_t u) {
     float f;
     std::memcpy(&f, &u, sizeof f);
-    if (std::isnan(f))
-        return std::uint64_t{u >> 31} << 63 | std::uint64_t{0x7ff} << 52 | std::uint64_t{u & 0x7fffff} << 29;
+    if (std::isnan(f)) {
+        std::uint64_t payload = (u | 0x400000) & 0x7fffff;
+        return std::uint64_t{u >> 31} << 63 | std::uint64_t{0x7ff} << 52 | payload << 29;
+    }
     double d = f;
     std::uint64_t bits;
     std::memcpy(&bits, &d, sizeof bits);
