@@ -75,9 +75,7 @@ class Session:
             try:
                 self._start()
             except StartError as e:
-                for op in ops:
-                    result.outcomes[op.key] = Outcome("crash", f"runner could not be restarted: {_first_line(e)}",
-                                                      str(e).splitlines())
+                _charge_unstarted(ops, result, e)
                 return
         self._exchange(collections.deque(ops), result)
 
@@ -113,9 +111,7 @@ class Session:
             try:
                 self._start()
             except StartError as e:
-                for o in pending:
-                    result.outcomes[o.key] = Outcome("crash", f"runner could not be restarted: {_first_line(e)}",
-                                                     str(e).splitlines())
+                _charge_unstarted(pending, result, e)
                 pending.clear()
                 return
             last_answer = time.monotonic()
@@ -202,6 +198,13 @@ class Session:
         if info["name"] != self.config.name:
             return f"runner calls itself '{info['name']}', expected '{self.config.name}'", None
         return None, info
+
+
+def _charge_unstarted(ops, result, error):
+    """Every op still owed an answer gets a crash: the runner could not be (re)started for it."""
+    for op in ops:
+        result.outcomes[op.key] = Outcome("crash", f"runner could not be restarted: {_first_line(error)}",
+                                          str(error).splitlines())
 
 
 def _first_line(error):
