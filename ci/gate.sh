@@ -4,8 +4,10 @@
 # Takes a pinned corpus release, checks its SHA-256, unpacks it, runs your runner through the harness over the
 # whole corpus and writes junit.xml, summary.md and report.json to GATE_OUT. Exit status: 0 when nothing
 # unexpected happened; 1 when a verdict fails the run (fail, crash, skip or xpass not matching your
-# expected-failures file, or a stale entry in it); 2 when the release or the configuration is wrong (download,
-# SHA-256, tampered or partial corpus, unknown options).
+# expected-failures file, a stale entry in it, or a REQUIRE capability your runner does not claim); 2 when the
+# release or the configuration is wrong (download, SHA-256, tampered or partial corpus, unknown options).
+# Vectors outside the eras / formats / ops your runner's start answer claims are 'unclaimed': not sent, not
+# failing, and counted on the PASS / FAIL line, in summary.md and on the badge.
 #
 # Environment (required):
 #   CORPUS_RELEASE     URL (http/https) or local path of ignite-wire-corpus-<version>.tar.gz
@@ -16,6 +18,7 @@
 #   CORPUS_VERSION     refuse a release whose manifest names another corpus version
 #   RUNNER_CWD         where RUNNER_COMMAND runs (default: the directory the gate is started from)
 #   EXPECTED_FAILURES  your expected-failures.txt (ID-GLOB  OP-GLOB  reason; see PROTOCOL.md in the release)
+#   REQUIRE            capabilities your runner must claim, e.g. era=3.0,format=binary-tuple (harness --require)
 #   GATE_OUT           output directory (default: ./conformance-out)
 #   HARNESS_ARGS       extra harness options, split on spaces, no quoting (e.g. --timeout 30)
 #   PYTHON             Python 3 with jsonschema (default: /usr/bin/python3, else python3)
@@ -69,11 +72,16 @@ if [ -n "${CORPUS_VERSION:-}" ] && [ "$version" != "$CORPUS_VERSION" ]; then
     die "the release is corpus $version, CORPUS_VERSION pins $CORPUS_VERSION"
 fi
 
-# 2. The runner: a runners directory of one, holding the expected-failures file; the command runs in RUNNER_CWD.
+# 2. The runner: its command runs in RUNNER_CWD; the harness reads your EXPECTED_FAILURES file where it is, so
+# every message names that file.
 mkdir -p "$work/runners/$RUNNER_NAME"
+set --
 if [ -n "${EXPECTED_FAILURES:-}" ]; then
-    cp "$EXPECTED_FAILURES" "$work/runners/$RUNNER_NAME/expected-failures.txt" || die "cannot read $EXPECTED_FAILURES"
+    [ -f "$EXPECTED_FAILURES" ] && [ -r "$EXPECTED_FAILURES" ] || die "cannot read EXPECTED_FAILURES=$EXPECTED_FAILURES"
+    listing=$(cd "$(dirname "$EXPECTED_FAILURES")" && pwd)/$(basename "$EXPECTED_FAILURES")
+    set -- --expected-failures "$RUNNER_NAME=$listing"
 fi
+if [ -n "${REQUIRE:-}" ]; then set -- "$@" --require "$REQUIRE"; fi
 command="$RUNNER_NAME=/bin/sh -c $(shq "cd $(shq "$RUNNER_CWD") && exec $RUNNER_COMMAND")"
 
 # 3. The harness over the whole corpus; --require-manifest refuses a tampered or partial corpus.
@@ -81,7 +89,7 @@ status=0
 set -f    # HARNESS_ARGS is split on spaces, never glob-expanded (-k int.* stays a pattern)
 # shellcheck disable=SC2086
 (cd "$root" && PYTHONPATH="$root" "$PYTHON" -B -m harness verify --require-manifest --corpus "$root/vectors" \
-    --runners "$RUNNER_NAME" --runners-dir "$work/runners" --command "$command" --out "$GATE_OUT" $HARNESS_ARGS) \
+    --runners "$RUNNER_NAME" --runners-dir "$work/runners" --command "$command" --out "$GATE_OUT" "$@" $HARNESS_ARGS) \
     >"$GATE_OUT/harness.txt" || status=$?
 cat "$GATE_OUT/harness.txt"
 if [ "$status" -ne 0 ] && [ "$status" -ne 1 ]; then
@@ -102,9 +110,16 @@ else
     } >"$GATE_OUT/summary.md"
 fi
 
+# What the verdicts were: a PASS with expected failures or unclaimed ops says how many.
+counts=$("$PYTHON" -c 'import json, sys
+r = json.load(open(sys.argv[1]))["runners"][0]
+c, unmet = r["counts"], r.get("unmet_requirements") or []
+text = "%d verdicts: %d pass, %d xfail, %d unclaimed" % (sum(c.values()), c["pass"] + c["info"], c["xfail"],
+                                                         c.get("unclaimed", 0))
+print(text + ("; required but not claimed: " + ", ".join(unmet) if unmet else ""))' "$GATE_OUT/report.json" 2>/dev/null) || counts="no report"
 if [ "$status" -eq 0 ]; then
-    say "PASS: $RUNNER_NAME conforms to corpus $version; reports in $GATE_OUT (junit.xml, summary.md, report.json)"
+    say "PASS: $RUNNER_NAME conforms to corpus $version ($counts); reports in $GATE_OUT (junit.xml, summary.md, report.json)"
 else
-    say "FAIL: $RUNNER_NAME has unexpected results on corpus $version; see $GATE_OUT/harness.txt and summary.md"
+    say "FAIL: $RUNNER_NAME has unexpected results on corpus $version ($counts); see $GATE_OUT/harness.txt and summary.md"
 fi
 exit "$status"

@@ -109,7 +109,8 @@ def _meta(report, registry):
 
 def _runner(r):
     counts = {k: r["counts"].get(k, 0) for k in VERDICTS}
-    failing = sum(counts[k] for k in FAILING) + len(r["expectations"]["stale"])
+    failing = (sum(counts[k] for k in FAILING) + len(r["expectations"]["stale"])
+               + len(r.get("unmet_requirements", [])))
     return {**r, "counts": counts, "failing": failing,
             "state": "crash" if r["start_error"] else worst(k for k in VERDICTS if counts[k]) or "none"}
 

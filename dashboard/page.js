@@ -6,10 +6,10 @@ const DATA = JSON.parse(document.getElementById("report-data").textContent);
 const RUNNERS = DATA.runners.map(r => r.name);
 const VECTORS = new Map(DATA.vectors.map(v => [v.id, v]));
 const STATE_TEXT = {pass: "✓ pass", info: "i info", xfail: "≈ expected failure", fail: "✗ fail",
-                    crash: "‼ crash", none: "– not run"};
+                    crash: "‼ crash", unclaimed: "∅ unclaimed", none: "– not run"};
 const VERDICT_STATE = {pass: "pass", info: "info", xfail: "xfail", fail: "fail", xpass: "fail", skip: "fail",
-                       crash: "crash", timeout: "crash", "protocol-error": "crash"};
-const SEVERITY = ["crash", "fail", "xfail", "info", "pass"];
+                       crash: "crash", timeout: "crash", "protocol-error": "crash", unclaimed: "unclaimed"};
+const SEVERITY = ["crash", "fail", "xfail", "unclaimed", "info", "pass"];
 
 // el("td", {class: "x", onclick: f}, child, "text", ...): a DOM element; text is never parsed as HTML.
 function el(tag, attrs, ...children) {
@@ -57,11 +57,11 @@ function renderHeader() {
   $("meta").textContent = `Corpus ${m.corpus_version} · registry ${m.registry_version} · harness ${m.harness_version}` +
     ` · report written ${m.timestamp} · ${sel.vectors} vectors, ${sel.ops} operations per runner` +
     (sel.full ? " (whole corpus)" : ` (selection: ${[...sel.cases, ...sel.patterns].join(", ")})`) +
-    ` · ${t.passed} passed, ${t.failed} failed`;
+    ` · ${t.passed} passed, ${t.failed} failed` + (t.unclaimed ? `, ${t.unclaimed} unclaimed` : "");
 }
 
 function renderRunners() {
-  const cols = ["pass", "info", "xfail", "fail", "xpass", "skip", "crash", "timeout", "protocol-error"];
+  const cols = ["pass", "info", "xfail", "fail", "xpass", "skip", "crash", "timeout", "protocol-error", "unclaimed"];
   table($("runner-table"),
     ["runner", "state", "language", "library", ...cols.map(c => ({text: c, num: true})), "restarts", "stale"],
     DATA.runners.map(r => el("tr", {},

@@ -6,11 +6,12 @@ STATE = {
     "xfail": "xfail",
     "fail": "fail", "xpass": "fail", "skip": "fail",
     "crash": "crash", "timeout": "crash", "protocol-error": "crash",
+    "unclaimed": "unclaimed",
 }
 # Worst first: the state of a group of verdicts is the worst state in it.
-SEVERITY = ("crash", "fail", "xfail", "info", "pass")
+SEVERITY = ("crash", "fail", "xfail", "unclaimed", "info", "pass")
 FAILING = ("fail", "xpass", "skip", "crash", "timeout", "protocol-error")
-VERDICTS = ("pass", "fail", "xfail", "xpass", "skip", "crash", "timeout", "protocol-error", "info")
+VERDICTS = ("pass", "fail", "xfail", "xpass", "skip", "crash", "timeout", "protocol-error", "info", "unclaimed")
 
 
 def worst(verdicts):

@@ -7,7 +7,7 @@ from dashboard.status import FAILING
 
 MAX_FAILING_ROWS = 100
 MARK = {"pass": "✅ pass", "info": "✅ pass", "xfail": "✅ pass (expected failures)", "fail": "❌ fail",
-        "crash": "💥 crash", "none": "➖ nothing ran"}
+        "crash": "💥 crash", "unclaimed": "➖ unclaimed only", "none": "➖ nothing ran"}
 
 
 def _cell(text):
@@ -23,15 +23,18 @@ def render(data, dashboard_url="dashboard.html"):
     failing_total = meta["totals"]["failed"]
     sel = meta["selection"]
     head = "❌" if failing_total else "✅"
-    lines = [f"## {head} Ignite 3 wire-value conformance: {meta['totals']['passed']} passed, {failing_total} failed",
+    unclaimed = meta["totals"].get("unclaimed")
+    lines = [f"## {head} Ignite 3 wire-value conformance: {meta['totals']['passed']} passed, {failing_total} failed"
+             + (f", {unclaimed} unclaimed (outside the runners' claimed capabilities)" if unclaimed else ""),
              "",
              f"Corpus {meta['corpus_version']} · harness {meta['harness_version']} · {meta['timestamp']} · "
              f"{sel['vectors']} vectors, {sel['ops']} operations per runner"
              + ("" if sel["full"] else " (a selection, not the whole corpus)")
              + f" · [dashboard]({dashboard_url})", "",
              "| runner | library | pass | expected failures | fail | crash / timeout / protocol | "
-             "skip / xpass | stale | status |",
-             "|---|---|--:|--:|--:|--:|--:|--:|---|"]
+             "skip / xpass | unclaimed | stale | status |",
+             "|---|---|--:|--:|--:|--:|--:|--:|--:|---|"]
+    unmet = []
     for r in runners:
         c = r["counts"]
         lib = " ".join(x for x in (r["library"], r["library_version"]) if x) or "-"
@@ -42,9 +45,13 @@ def render(data, dashboard_url="dashboard.html"):
             status = "💥 did not start"
         lines.append("| " + " | ".join(_cell(x) for x in (
             r["name"], lib, c["pass"] + c["info"], c["xfail"], c["fail"],
-            c["crash"] + c["timeout"] + c["protocol-error"], c["skip"] + c["xpass"],
+            c["crash"] + c["timeout"] + c["protocol-error"], c["skip"] + c["xpass"], c.get("unclaimed", 0),
             len(r["expectations"]["stale"]), status)) + " |")
+        for requirement in r.get("unmet_requirements") or []:
+            unmet.append(f"- {_cell(r['name'])}: does not claim `{requirement}` (required with --require)")
 
+    if unmet:
+        lines += ["", f"### Unmet capability requirements ({len(unmet)})", ""] + unmet
     failing = [(name, v, res) for v in data["vectors"] for name, results in v["results"].items()
                for res in results if res["verdict"] in FAILING]
     lines += ["", f"### Failing ({len(failing)})", ""]

@@ -8,6 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from harness import capabilities
 from harness import corpus as corpus_mod
 from harness import expectations, junit, manifest, matrix, ops as ops_mod, report, results, schemas, threads
 from harness.diagnosis import annotated
@@ -39,6 +40,9 @@ def parser():
                    help="time a runner may take to answer 'start' (default: 3 x --timeout)")
     v.add_argument("--command", action="append", default=[], metavar="NAME=SHELL-WORDS",
                    help="run runner NAME with this command instead of its runner.json (repeatable)")
+    v.add_argument("--expected-failures", action="append", default=[], metavar="NAME=FILE",
+                   help="runner NAME's expected failures are in FILE instead of runners/NAME/expected-failures.txt "
+                        "(repeatable)")
     v.add_argument("--runners-dir", default=str(DEFAULT_RUNNERS),
                    help="where runner directories live (default: runners/)")
     v.add_argument("--require-manifest", action="store_true",
@@ -46,6 +50,9 @@ def parser():
     v.add_argument("--window", type=int, default=8, help="requests in flight per runner (default 8)")
     v.add_argument("--no-matrix", action="store_true",
                    help="skip the producer x consumer matrix (each runner decoding the others' encode output)")
+    v.add_argument("--require", action="append", default=[], metavar="KEY=VALUE,...",
+                   help="capabilities every runner must claim, e.g. era=3.0,format=binary-tuple,op=encode "
+                        "(repeatable); ops outside a runner's claims are 'unclaimed', which alone does not fail")
     v.add_argument("--max-diagnoses", type=int, default=20, metavar="N",
                    help="full diagnoses printed per runner; the rest are one line each (default 20)")
     a = sub.add_parser("annotate", help="print the MessagePack structure of a hex string")
@@ -70,7 +77,7 @@ def _main(argv, stdout, stderr):
             return 0
         return verify(args, stdout, stderr)
     except (UsageError, ConfigError, corpus_mod.CorpusError, expectations.ExpectationError,
-            manifest.ManifestError) as e:
+            manifest.ManifestError, capabilities.RequireError) as e:
         print(f"harness: {e}", file=stderr)
         return 2
 
@@ -88,8 +95,10 @@ def verify(args, stdout, stderr):
     if not args.runners:
         raise UsageError("--runners is required (known runners: "
                          f"{', '.join(known_runners(args.runners_dir)) or 'none'})")
+    required = capabilities.parse(args.require)
     names = list(dict.fromkeys(n.strip() for n in args.runners.split(",") if n.strip()))
-    configs = resolve(names, args.runners_dir, parse_overrides(args.command))
+    configs = resolve(names, args.runners_dir, parse_overrides(args.command),
+                      parse_overrides(args.expected_failures, "--expected-failures", "FILE"))
     selected = corpus_mod.select(corpus.vectors, args.case, args.patterns)
     missing = sorted(set(args.case) - {v["id"] for v in corpus.vectors})
     if missing:
@@ -111,6 +120,7 @@ def verify(args, stdout, stderr):
 
     final = []
     for config, result in runs:
+        result.unmet = capabilities.unmet(required, result.info) if result.info else []
         verdicts = results.build(config.name, plan, result.outcomes)
         advice = expectations.apply(entries[config.name], verdicts, full_run)
         final.append((config, result, verdicts, advice))
@@ -160,6 +170,12 @@ def run_all(configs, plan, corpus_version, args, start_timeout, out):
     return list(zip(configs, results_))
 
 
+# Full diagnoses go to the worst verdicts first; within one kind, in vector order.
+SEVERITY = ("crash", "fail", "protocol-error", "timeout", "xpass")
+GROUPED = ("unclaimed", "skip")     # one line per reason, with a count: the same cause, many ops
+EXAMPLES = 3                        # ids shown on a grouped line
+
+
 def print_results(final, max_diagnoses, full_run, stdout):
     def say(text=""):
         print(text, file=stdout)
@@ -172,16 +188,15 @@ def print_results(final, max_diagnoses, full_run, stdout):
                 say(f"    {line}")
             say(f"CRASH {config.name}: all {len(failing)} selected verdicts (the runner did not start)")
             failing = []
-        # Ops never sent for lack of a capability share one reason: one line per reason, not per op.
-        not_sent = {}
-        for v in failing:
-            if v.verdict == "skip" and v.detail.startswith("not sent: "):
-                not_sent.setdefault(v.detail, []).append(v)
-        for detail, group in sorted(not_sent.items()):
-            say(f"SKIP {config.name}: {len(group)} ops {detail}")
-        failing = [v for v in failing if not (v.verdict == "skip" and v.detail in not_sent)]
+        for requirement in result.unmet:
+            key, value = requirement.split("=", 1)
+            say(f"UNMET {config.name}: --require {requirement}: the runner does not claim {key} '{value}' in its "
+                f"start answer's capabilities")
+        _print_groups(config.name, [v for v in verdicts if v.verdict in GROUPED and not result.start_error], say)
+        ranked = sorted((v for v in failing if v.verdict not in GROUPED),
+                        key=lambda v: SEVERITY.index(v.verdict) if v.verdict in SEVERITY else len(SEVERITY))
         shown = 0
-        for v in failing[:MAX_FAILURE_LINES]:
+        for v in ranked[:MAX_FAILURE_LINES]:
             say(f"{v.verdict.upper()} {config.name} {v.vector} {v.op}: {v.detail}")
             if v.verdict == "xpass":
                 say(f"    listed as expected to fail ({v.expectation}), but passes")
@@ -189,8 +204,8 @@ def print_results(final, max_diagnoses, full_run, stdout):
                 shown += 1
                 for line in v.diagnosis:
                     say(f"    {line}")
-        if len(failing) > MAX_FAILURE_LINES:
-            say(f"... and {len(failing) - MAX_FAILURE_LINES} more failing verdicts for {config.name} "
+        if len(ranked) > MAX_FAILURE_LINES:
+            say(f"... and {len(ranked) - MAX_FAILURE_LINES} more failing verdicts for {config.name} "
                 f"(see report.json)")
         for e in advice.stale:
             say(f"STALE {config.name} {_shown_path(e.where)}: matches no verdict: {e.text}")
@@ -205,15 +220,34 @@ def print_results(final, max_diagnoses, full_run, stdout):
             if len(edits) > MAX_FAILURE_LINES:
                 say(f"  ... and {len(edits) - MAX_FAILURE_LINES} more (all of them: report.json, runners[].expectations)")
     for config, result, verdicts, advice in final:
-        c = results.counts(verdicts)
-        parts = [f"{c[k]} {k}" for k in results.ORDER if c[k] or k in ("pass", "fail")]
-        if advice.stale:
-            parts.append(f"{len(advice.stale)} stale expectation{'s' if len(advice.stale) > 1 else ''}")
-        who = config.name
-        if result.info:
-            who += f" ({result.info['language']}, {result.info['library']} {result.info['library_version']})"
-        restarts = f"; {result.restarts} restart{'s' if result.restarts != 1 else ''}" if result.restarts else ""
-        say(f"{who}: {', '.join(parts)}{restarts}")
+        say(closing_line(config, result, verdicts, advice))
+
+
+def _print_groups(name, verdicts, say):
+    """One line per (verdict, reason): 'SKIP x: 12 ops runner skipped: why (e.g. id op, ...)'."""
+    groups = {}
+    for v in verdicts:
+        groups.setdefault((v.verdict, v.detail), []).append(v)
+    for (verdict, detail), group in sorted(groups.items(), key=lambda g: (GROUPED.index(g[0][0]), -len(g[1]), g[0])):
+        examples = ", ".join(f"{v.vector} {v.op}" for v in group[:EXAMPLES])
+        more = ", ..." if len(group) > EXAMPLES else ""
+        say(f"{verdict.upper()} {name}: {len(group)} op{'s' if len(group) != 1 else ''} {detail} "
+            f"(e.g. {examples}{more})")
+
+
+def closing_line(config, result, verdicts, advice):
+    """'name (language, library version): 10 pass, 0 fail, 4 unclaimed; 1 restart'."""
+    c = results.counts(verdicts)
+    parts = [f"{c[k]} {k}" for k in results.ORDER if c[k] or k in ("pass", "fail")]
+    if advice.stale:
+        parts.append(f"{len(advice.stale)} stale expectation{'s' if len(advice.stale) > 1 else ''}")
+    if result.unmet:
+        parts.append(f"{len(result.unmet)} unmet requirement{'s' if len(result.unmet) > 1 else ''}")
+    who = config.name
+    if result.info:
+        who += f" ({result.info['language']}, {result.info['library']} {result.info['library_version']})"
+    restarts = f"; {result.restarts} restart{'s' if result.restarts != 1 else ''}" if result.restarts else ""
+    return f"{who}: {', '.join(parts)}{restarts}"
 
 
 def _shown_path(path):

@@ -11,7 +11,7 @@ def write(path, runs):
     for name, verdicts in runs:
         failures = sum(v.verdict in ("fail", "xpass", "skip") for v in verdicts)
         errors = sum(v.verdict in ("crash", "timeout", "protocol-error") for v in verdicts)
-        skipped = sum(v.verdict == "xfail" for v in verdicts)
+        skipped = sum(v.verdict in ("xfail", "unclaimed") for v in verdicts)
         suite = ET.SubElement(root, "testsuite", name=name, tests=str(len(verdicts)), failures=str(failures),
                               errors=str(errors), skipped=str(skipped))
         for v in verdicts:
@@ -25,6 +25,8 @@ def write(path, runs):
                 element.text = _clean(text)
             elif v.verdict == "xfail":
                 ET.SubElement(case, "skipped", message=_clean(f"expected failure ({v.expectation}): {v.detail}"))
+            elif v.verdict == "unclaimed":
+                ET.SubElement(case, "skipped", message=_clean(f"unclaimed: {v.detail}"))
             elif v.verdict == "info":
                 ET.SubElement(case, "system-out").text = _clean(f"impl-level, {v.outcome}: {v.detail}")
     ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)

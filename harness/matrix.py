@@ -27,7 +27,7 @@ from harness.runner_session import Session
 
 # Own outcomes that are the runner's answer to the bytes (or the capability rule): a second request would repeat
 # them. A crash, timeout or protocol error may have been the process's state at the time: those bytes are re-sent.
-REUSABLE = ("pass", "fail", "skip")
+REUSABLE = ("pass", "fail", "skip", "unclaimed")
 SHOWN_PER_CELL = 5          # failing vector ids printed per cell (all of them are in report.json)
 
 

@@ -4,7 +4,7 @@ import json
 from datetime import datetime, timezone
 
 from harness import VERSION
-from harness.results import counts
+from harness.results import FAILING, counts
 
 REPORT_FORMAT = 1
 
@@ -23,6 +23,7 @@ def build(corpus, registry_version, selection, runs):
             "capabilities": info.get("capabilities"),
             "start_error": result.start_error,
             "restarts": result.restarts,
+            "unmet_requirements": list(result.unmet),
             "counts": counts(verdicts),
             "expectations": {
                 "file": str(config.expected_failures),
@@ -53,13 +54,14 @@ def build(corpus, registry_version, selection, runs):
 
 
 def totals(runs):
-    passed = failed = 0
-    for _, _, verdicts, advice in runs:
+    passed = failed = unclaimed = 0
+    for _, result, verdicts, advice in runs:
         c = counts(verdicts)
         passed += c["pass"] + c["xfail"] + c["info"]
-        failed += sum(c[k] for k in ("fail", "xpass", "skip", "crash", "timeout", "protocol-error"))
-        failed += len(advice.stale)
-    return {"passed": passed, "failed": failed}
+        failed += sum(c[k] for k in FAILING)
+        failed += len(advice.stale) + len(result.unmet)
+        unclaimed += c["unclaimed"]
+    return {"passed": passed, "failed": failed, "unclaimed": unclaimed}
 
 
 def write(path, report):

@@ -4,8 +4,10 @@ from dataclasses import dataclass, field
 
 # Verdicts that fail the run. 'skip' fails too: a runner that cannot do something must say so in its list.
 FAILING = ("fail", "skip", "crash", "timeout", "protocol-error", "xpass")
-PASSING = ("pass", "xfail", "info")
-ORDER = ("pass", "fail", "xfail", "xpass", "skip", "crash", "timeout", "protocol-error", "info")
+PASSING = ("pass", "xfail", "info", "unclaimed")
+# 'unclaimed': outside the eras / formats / ops of the runner's start answer; not sent, needs no listing, shown
+# everywhere (and --require turns a missing capability into a failure).
+ORDER = ("pass", "fail", "xfail", "xpass", "skip", "crash", "timeout", "protocol-error", "info", "unclaimed")
 
 
 @dataclass
@@ -31,7 +33,7 @@ def build(runner, ops, outcomes):
         o = outcomes[op.key]
         level = op.vector["level"]
         # impl-level vectors record what the runner did, and never fail the run.
-        verdict = "info" if level == "impl" else o.verdict
+        verdict = "info" if level == "impl" and o.verdict != "unclaimed" else o.verdict
         verdicts.append(Verdict(runner, op.vector_id, op.name, verdict, o.verdict, level, op.vector["rules"],
                                 op.vector["era"], o.detail, o.diagnosis, o.answer, o.matched))
     return verdicts

@@ -22,19 +22,19 @@ def known_runners(runners_dir):
     return sorted(p.parent.name for p in Path(runners_dir).glob("*/runner.json"))
 
 
-def parse_overrides(items):
-    """--command NAME=SHELL-WORDS (repeatable) -> {name: argv}."""
+def parse_overrides(items, option="--command", what=None):
+    """--command NAME=SHELL-WORDS (repeatable) -> {name: argv}; with `what`, NAME=VALUE -> {name: value}."""
     out = {}
     for item in items or ():
         name, sep, words = item.partition("=")
-        argv = shlex.split(words) if sep else []
-        if not name or not argv:
-            raise ConfigError(f"--command {item!r}: expected NAME='program arg ...'")
-        out[name] = argv
+        value = (words if what else shlex.split(words)) if sep else None
+        if not name or not value:
+            raise ConfigError(f"{option} {item!r}: expected NAME={what or repr('program arg ...')}")
+        out[name] = value
     return out
 
 
-def resolve(names, runners_dir, overrides):
+def resolve(names, runners_dir, overrides, expected_failures=None):
     runners_dir = Path(runners_dir)
     known = known_runners(runners_dir)
     configs = []
@@ -49,7 +49,13 @@ def resolve(names, runners_dir, overrides):
             raise ConfigError(f"unknown runner '{name}' (known runners in {runners_dir}: {have}; "
                               f"or give its command with --command {name}='...')")
         cwd = directory if directory.is_dir() else Path.cwd()
-        configs.append(RunnerConfig(name, argv, str(cwd), directory / "expected-failures.txt"))
+        listing = Path(expected_failures[name]) if name in (expected_failures or {}) else directory / "expected-failures.txt"
+        if name in (expected_failures or {}) and not listing.is_file():
+            raise ConfigError(f"--expected-failures {name}={listing}: no such file")
+        configs.append(RunnerConfig(name, argv, str(cwd), listing))
+    unknown = sorted(set(expected_failures or {}) - set(names))
+    if unknown:
+        raise ConfigError(f"--expected-failures for {', '.join(unknown)}: not among --runners {', '.join(names)}")
     return configs
 
 

@@ -29,6 +29,7 @@ class RunnerResult:
     start_error: str = None
     outcomes: dict = field(default_factory=dict)    # op.key -> Outcome
     restarts: int = 0
+    unmet: list = field(default_factory=list)       # --require capabilities it does not claim (set by the cli)
 
 
 class Session:
@@ -55,7 +56,8 @@ class Session:
         for op in ops:
             why = unsupported(op, result.info["capabilities"])
             if why:
-                result.outcomes[op.key] = Outcome("skip", f"not sent: {why}")
+                # Outside what the runner claims: counted and shown, never sent, never a failure by itself.
+                result.outcomes[op.key] = Outcome("unclaimed", f"not claimed: {why}")
             else:
                 pending.append(op)
         self._exchange(pending, result)

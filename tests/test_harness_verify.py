@@ -111,12 +111,13 @@ def test_capabilities_decide_what_is_sent(tmp_path):
     r = run(tmp_path, commands=[oracle_command("--ops", "decode", "--eras", "msgpack", "--log", log)])
     assert_complete(r)
     verdicts = r.verdicts()
-    assert verdicts[("basic.nil", "encode")] == "skip"
-    assert verdicts[("basic.uuid.le", "decode")] == "skip"
+    assert verdicts[("basic.nil", "encode")] == "unclaimed"
+    assert verdicts[("basic.uuid.le", "decode")] == "unclaimed"
     assert verdicts[("basic.nil", "decode")] == "pass"
     received = [json.loads(line) for line in log.read_text().splitlines()]
     assert not [m for m in received if m["cmd"] == "encode" or m.get("era") == "3.0"]
-    assert "not sent: runner does not implement 'encode'" in r.stdout
+    assert "not claimed: runner does not implement 'encode'" in r.stdout
+    assert r.code == 0     # unclaimed ops need no listing
 
 
 def test_runner_skipped_response_is_a_skip(tmp_path):
@@ -252,7 +253,7 @@ def test_report_matches_its_schema_and_junit_parses(tmp_path):
     # The matrix adds only fresh verdicts. Every producer wrote canonical bytes, whose own-op decode verdicts
     # are reused, except the one 'other' crashed on: those bytes are sent again and pass (+1). other -> oracle
     # on basic.nil is xfail (the same bytes fail oracle's own decode, already counted once).
-    assert r.report["totals"] == {"passed": 2 * len(KEYS) - 2 + 1, "failed": 2}
+    assert r.report["totals"] == {"passed": 2 * len(KEYS) - 2 + 1, "failed": 2, "unclaimed": 0}
     suites = ET.parse(r.out / "junit.xml").getroot().findall("testsuite")
     assert [s.get("name") for s in suites] == ["oracle", "other"]
     assert [len(s.findall("testcase")) for s in suites] == [len(KEYS), len(KEYS)]

@@ -144,11 +144,11 @@ def test_release_archive_is_reproducible_and_complete(dist, tmp_path):
 # --- the gate, run as a client repository runs it --------------------------------------------
 def gate(tmp_path, archive, digest, **env):
     client = tmp_path / "client-repo"          # the outside repository: nothing of ours in it but gate.sh
-    client.mkdir(exist_ok=True)
-    shutil.copy(REPO / "ci" / "gate.sh", client / "ignite-wire-gate.sh")
+    (client / "ci").mkdir(parents=True, exist_ok=True)
+    shutil.copy(REPO / "ci" / "gate.sh", client / "ci" / "gate.sh")
     base = {"PATH": os.environ["PATH"], "CORPUS_RELEASE": str(archive), "CORPUS_SHA256": digest,
             "RUNNER_NAME": "python", "RUNNER_COMMAND": PYTHON_RUNNER, "HARNESS_ARGS": SLICE, "TMPDIR": str(tmp_path)}
-    p = subprocess.run(["sh", "ignite-wire-gate.sh"], cwd=client, env={**base, **env}, capture_output=True,
+    p = subprocess.run(["sh", "ci/gate.sh"], cwd=client, env={**base, **env}, capture_output=True,
                        text=True, timeout=300)
     return p, client / "conformance-out"
 
@@ -159,7 +159,8 @@ def test_gate_passes_a_conforming_runner_and_publishes_reports(dist, tmp_path):
                   EXPECTED_FAILURES=str(REPO / "runners" / "python" / "expected-failures.txt"))
     assert p.returncode == 0, p.stdout + p.stderr
     assert "files match manifest.json (corpus 1.0.0" in p.stderr
-    assert "gate: PASS: python conforms to corpus 1.0.0" in p.stderr
+    assert re.search(r"gate: PASS: python conforms to corpus 1\.0\.0 \(\d+ verdicts: \d+ pass, \d+ xfail, 0 unclaimed\)",
+                     p.stderr), p.stderr
     assert p.stdout.splitlines()[-1].endswith(" passed, 0 failed")
     junit = (out / "junit.xml").read_text()
     assert "<testsuite" in junit and 'failures="0"' in junit
@@ -176,7 +177,40 @@ def test_gate_fails_on_an_unexpected_result(dist, tmp_path):
     assert p.returncode == 1, p.stdout + p.stderr
     assert "XPASS python int.uint64.max decode" in p.stdout
     assert "gate: FAIL" in p.stderr
+    # Messages name the user's own file, not a copy in a scratch directory.
+    assert f"python: to make {listing} match this run" in p.stdout, p.stdout
     assert (out / "junit.xml").exists() and (out / "summary.md").exists()
+
+
+def test_gate_passes_a_half_done_runner_with_unclaimed_counts_unless_required(dist, tmp_path):
+    """Only era 3.0, no Binary Tuples, no expected-failure entries: PASS, with the unclaimed ops counted on the
+    PASS line and the badge; REQUIRE=format=binary-tuple makes the same runner fail, saying why."""
+    archive, digest = dist
+    half = {"RUNNER_NAME": "half-done", "RUNNER_COMMAND": f"{PY} -B {REPO / 'tests/harness_fixtures/half_done_runner.py'}",
+            "HARNESS_ARGS": SLICE + " -k bt.int.tuple.int8.*"}
+    p, out = gate(tmp_path, archive, digest, **half)
+    assert p.returncode == 0, p.stdout + p.stderr
+    report = json.loads((out / "report.json").read_text())
+    counts = report["runners"][0]["counts"]
+    assert counts["unclaimed"] > 0 and counts["xfail"] == 0
+    assert (f"gate: PASS: half-done conforms to corpus 1.0.0 ({sum(counts.values())} verdicts: "
+            f"{counts['pass'] + counts['info']} pass, 0 xfail, {counts['unclaimed']} unclaimed)") in p.stderr
+    assert json.loads((out / "badges" / "half-done.json").read_text())["message"].endswith(
+        f" pass, {counts['unclaimed']} unclaimed")
+    p, out = gate(tmp_path, archive, digest, REQUIRE="era=3.0,format=binary-tuple", **half)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "UNMET half-done: --require format=binary-tuple: the runner does not claim format 'binary-tuple'" in p.stdout
+    assert "; required but not claimed: format=binary-tuple)" in p.stderr and "gate: FAIL" in p.stderr
+
+
+def test_gate_names_the_same_script_everywhere():
+    """Docs and the workflow tell users to run the gate under the name this repository ships it as."""
+    texts = {name: (REPO / name).read_text() for name in
+             ("README.md", "ci/README.md", "ci/github-actions.yml", "docs/add-your-client.md", "ci/gate.sh")}
+    for name, text in texts.items():
+        for script in re.findall(r"\bsh (\S+\.sh)\b", text):
+            assert script == "ci/gate.sh", f"{name} says 'sh {script}'"
+    assert "sh ci/gate.sh" in texts["ci/github-actions.yml"]
 
 
 def test_gate_refuses_a_tampered_release(dist, tmp_path):
