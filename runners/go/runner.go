@@ -1,0 +1,174 @@
+// Command ignite-runner-go is the conformance runner for vmihailenco/msgpack v5: protocol v1
+// (schema/protocol.schema.json) over stdin/stdout. One JSON request per line in, one JSON response per line
+// out (flushed); logs go to stderr only. The runner never sees expected results: it encodes or decodes what
+// it is given and the harness judges.
+//
+// Usage: ignite-runner-go [path of schema/registry.json, default ../../schema/registry.json]
+package main
+
+import (
+	"bufio"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+
+	"github.com/vmihailenco/msgpack/v5"
+)
+
+const protocol = 1
+
+var corpusMajors = []int{1}
+var formats = []string{"msgpack", "binary-tuple", "object", "object-array", "table-row"}
+
+type request struct {
+	Cmd      string       `json:"cmd"`
+	ID       *json.Number `json:"id"`
+	Protocol json.Number  `json:"protocol"`
+	Era      string       `json:"era"`
+	Format   string       `json:"format"`
+	Columns  []string     `json:"columns"`
+	Values   []Value      `json:"values"`
+	Hex      string       `json:"hex"`
+}
+
+func logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "go-runner: "+format+"\n", args...)
+}
+
+func startResponse() obj {
+	return obj{
+		"protocol":        protocol,
+		"name":            "go",
+		"language":        "go " + runtime.Version(),
+		"library":         "vmihailenco/msgpack",
+		"library_version": msgpack.Version(),
+		"corpus_majors":   corpusMajors,
+		"capabilities":    obj{"ops": []string{"encode", "decode"}, "eras": registry.eras, "formats": formats},
+	}
+}
+
+// handle is the response body (without id) for an encode or decode request.
+func handle(req *request) (obj, error) {
+	if !knownEra(req.Era) {
+		return obj{"skipped": fmt.Sprintf("unknown era %q", req.Era)}, nil
+	}
+	format := req.Format
+	if format == "" {
+		format = "msgpack"
+	}
+	switch req.Cmd {
+	case "encode":
+		var out []byte
+		var err error
+		if format == "msgpack" {
+			out, err = encodeAll(req.Values)
+		} else { // Binary Tuple formats (spec 6.2)
+			out, err = encodeFormat(format, req.Values, req.Era)
+		}
+		return obj{"hex": hex.EncodeToString(out)}, err
+	case "decode":
+		data, err := hex.DecodeString(req.Hex)
+		if err != nil {
+			return nil, err
+		}
+		var values []any
+		if format == "msgpack" {
+			values, err = decodeAll(data, req.Era)
+		} else {
+			values, err = decodeFormat(format, data, req.Era, req.Columns)
+		}
+		return obj{"values": values}, err
+	}
+	return obj{"skipped": fmt.Sprintf("unknown command %q", req.Cmd)}, nil
+}
+
+// answer is exactly one response for a request that carries an id; codec errors become responses.
+func answer(req *request) (resp obj) {
+	defer func() {
+		if p := recover(); p != nil { // a runner bug, not a verdict on the input: say so (a skip fails unless listed)
+			logf("request %s: internal error: %v\n%s", req.ID, p, debug.Stack())
+			resp = obj{"id": req.ID, "skipped": fmt.Sprintf("internal error: %v", p)}
+		}
+	}()
+	body, err := handle(req)
+	var wire *WireError
+	var declined *NotPerformed
+	switch {
+	case errors.As(err, &wire):
+		body = obj{"error": obj{"class": wire.Class, "message": wire.Message}}
+	case errors.As(err, &declined):
+		body = obj{"skipped": declined.Reason}
+	case err != nil:
+		logf("request %s: internal error: %v", req.ID, err)
+		body = obj{"skipped": "internal error: " + err.Error()}
+	}
+	body["id"] = req.ID
+	return body
+}
+
+func main() {
+	registryPath := "../../schema/registry.json"
+	if len(os.Args) > 1 {
+		registryPath = os.Args[1]
+	}
+	if err := loadRegistry(registryPath); err != nil {
+		logf("cannot read the registry %s: %v", registryPath, err)
+		os.Exit(2)
+	}
+	in := bufio.NewReaderSize(os.Stdin, 1<<20) // lines have no length limit (ReadBytes grows as needed)
+	out := bufio.NewWriter(os.Stdout)
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
+	for {
+		line, err := in.ReadBytes('\n')
+		if len(line) > 0 && !isBlank(line) {
+			var req request
+			if jerr := json.Unmarshal(line, &req); jerr != nil {
+				logf("unreadable request line, no id to answer (%v): %.200s", jerr, line)
+			} else if req.Cmd == "stop" {
+				break
+			} else if req.Cmd == "start" {
+				if req.Protocol.String() != fmt.Sprint(protocol) {
+					logf("harness speaks protocol %s, this runner %d", req.Protocol, protocol)
+				}
+				write(enc, out, startResponse())
+			} else if req.ID != nil {
+				write(enc, out, answer(&req))
+			} else {
+				logf("request without id ignored: %.200s", line)
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			logf("reading stdin: %v", err)
+			os.Exit(1)
+		}
+	}
+	out.Flush()
+}
+
+func write(enc *json.Encoder, out *bufio.Writer, v obj) {
+	if err := enc.Encode(v); err != nil { // Encode ends the line with \n
+		logf("cannot write a response: %v", err)
+		os.Exit(1)
+	}
+	if err := out.Flush(); err != nil {
+		os.Exit(1)
+	}
+}
+
+func isBlank(line []byte) bool {
+	for _, c := range line {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}
