@@ -1,0 +1,296 @@
+using System;
+using System.Buffers;
+using System.Globalization;
+using System.IO;
+using System.Numerics;
+using System.Text;
+using System.Text.Json;
+using System.Text.Json.Nodes;
+using MessagePack;
+
+namespace IgniteRunner;
+
+/// <summary>
+/// Typed value notation (schema/value.schema.json) &lt;-&gt; MessagePack, on MessagePack-CSharp's low-level
+/// <see cref="MessagePackWriter"/> / <see cref="MessagePackReader"/> only (no serializer, no formatters).
+/// Writes are type-directed (the notation says the family and width); reads go code by code, so nothing recurses
+/// in the library, a declared length is checked against the input before anything is read or allocated for it,
+/// and ext -1 stays a raw ext (the library's timestamp reader is never called).
+/// </summary>
+sealed class Codec(IgniteExt ignite)
+{
+    /// <summary>Deepest array/map nesting accepted (the suite's MP-DEPTH-LIMIT value; 64 must work).</summary>
+    public const int MaxDepth = 512;
+
+    /// <summary>Strict UTF-8 both ways: the library's own string paths replace bad input with U+FFFD.</summary>
+    static readonly UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
+
+    // ---------------------------------------------------------------- decode
+
+    /// <summary>All top-level values of <paramref name="input"/>, in order, read in <paramref name="era"/>.</summary>
+    public JsonArray Decode(byte[] input, string era)
+    {
+        var values = new JsonArray();
+        var reader = new MessagePackReader(input);
+        try
+        {
+            while (!reader.End)
+            {
+                values.Add(Value(ref reader, input, era, 0));
+            }
+        }
+        catch (EndOfStreamException)   // the library's "not enough bytes" for any header or payload
+        {
+            throw WireError.Truncated($"input ends inside a value (at byte {reader.Consumed} of {input.Length})");
+        }
+        return values;
+    }
+
+    /// <summary>One value; <paramref name="depth"/> is the number of enclosing arrays and maps.</summary>
+    JsonObject Value(ref MessagePackReader reader, byte[] input, string era, int depth)
+    {
+        switch (reader.NextMessagePackType)
+        {
+            case MessagePackType.Nil:
+                reader.ReadNil();
+                return Typed("nil");
+            case MessagePackType.Boolean:
+                return Typed("bool", reader.ReadBoolean());
+            case MessagePackType.Integer:
+                // ReadInt64 throws OverflowException above int64 max: uint64 goes through ReadUInt64, exact.
+                return Typed("int", reader.NextCode == MessagePackCode.UInt64
+                    ? reader.ReadUInt64().ToString(CultureInfo.InvariantCulture)
+                    : reader.ReadInt64().ToString(CultureInfo.InvariantCulture));
+            case MessagePackType.Float:
+                // ReadSingle on ca keeps the float's bits (NaN payloads too); only ReadDouble would widen it.
+                return reader.NextCode == MessagePackCode.Float32
+                    ? Typed("float32", "bits", BitConverter.SingleToInt32Bits(reader.ReadSingle()).ToString("x8"))
+                    : Typed("float64", "bits", BitConverter.DoubleToInt64Bits(reader.ReadDouble()).ToString("x16"));
+            case MessagePackType.String:
+                CheckPayload(ref reader, input, "str");
+                return Typed("str", Utf8(reader.ReadStringSequence()!.Value));
+            case MessagePackType.Binary:
+                CheckPayload(ref reader, input, "bin");
+                return Typed("bin", "hex", Fields.Hex(reader.ReadBytes()!.Value.ToArray()));
+            case MessagePackType.Array:
+            {
+                WireError.Check(depth < MaxDepth, "limit.depth", $"nesting deeper than {MaxDepth}");
+                int count = reader.ReadArrayHeader();
+                Need(ref reader, input, count, 1, "array");   // every element takes >= 1 byte
+                var items = new JsonArray();
+                for (int i = 0; i < count; i++)
+                {
+                    items.Add(Value(ref reader, input, era, depth + 1));
+                }
+                return new JsonObject { ["type"] = "array", ["items"] = items };
+            }
+            case MessagePackType.Map:
+            {
+                WireError.Check(depth < MaxDepth, "limit.depth", $"nesting deeper than {MaxDepth}");
+                int count = reader.ReadMapHeader();
+                Need(ref reader, input, count, 2, "map");     // every entry takes >= 2 bytes
+                var entries = new JsonArray();
+                for (int i = 0; i < count; i++)
+                {
+                    // Wire order, duplicates and non-str keys kept: never built into a dictionary.
+                    JsonObject key = Value(ref reader, input, era, depth + 1);
+                    entries.Add(new JsonArray(key, Value(ref reader, input, era, depth + 1)));
+                }
+                return new JsonObject { ["type"] = "map", ["entries"] = entries };
+            }
+            case MessagePackType.Extension:
+            {
+                ExtensionHeader header = reader.ReadExtensionFormatHeader();   // header only: no timestamp reading
+                Need(ref reader, input, header.Length, 1, "ext payload");
+                byte[] payload = reader.ReadRaw(header.Length).ToArray();
+                if (ignite.Assigns(era, header.TypeCode))
+                {
+                    return ignite.Decode(era, header.TypeCode, payload);
+                }
+                return new JsonObject { ["type"] = "ext", ["code"] = header.TypeCode, ["hex"] = Fields.Hex(payload) };
+            }
+            default:   // MessagePackType.Unknown: only c1 (never used) is left
+                throw new WireError("malformed.reserved", $"reserved format byte {reader.NextCode:x2} where a value starts");
+        }
+    }
+
+    static long Remaining(ref MessagePackReader reader, byte[] input) => input.Length - reader.Consumed;
+
+    /// <summary>Refuses a declared size before anything is iterated or allocated for it.</summary>
+    static void Need(ref MessagePackReader reader, byte[] input, long count, long bytesEach, string what)
+    {
+        long left = Remaining(ref reader, input);
+        if (count > left / bytesEach)
+        {
+            throw WireError.Truncated($"{what} declares {count} but only {left} bytes remain");
+        }
+    }
+
+    /// <summary>
+    /// The str/bin header's declared length against the bytes after it. The library has no public header-only
+    /// reader for these, and for a 32-bit length above 2^31-1 it throws ArgumentOutOfRangeException, not
+    /// EndOfStreamException; read the header bytes at the cursor instead.
+    /// </summary>
+    static void CheckPayload(ref MessagePackReader reader, byte[] input, string what)
+    {
+        int at = (int)reader.Consumed;
+        byte code = input[at];
+        int width = code switch
+        {
+            MessagePackCode.Str8 or MessagePackCode.Bin8 => 1,
+            MessagePackCode.Str16 or MessagePackCode.Bin16 => 2,
+            MessagePackCode.Str32 or MessagePackCode.Bin32 => 4,
+            _ => 0,   // fixstr: the length is in the code byte
+        };
+        long left = input.Length - at - 1 - width;
+        if (left < 0)
+        {
+            throw WireError.Truncated($"{what} header cut short");
+        }
+        long length = width == 0 ? code & 0x1f : 0;
+        for (int i = 1; i <= width; i++)
+        {
+            length = length << 8 | input[at + i];
+        }
+        if (length > left)
+        {
+            throw WireError.Truncated($"{what} declares {length} bytes but only {left} remain");
+        }
+    }
+
+    /// <summary>Strict UTF-8: overlong forms, surrogates, code points above U+10FFFF, bad continuations rejected.</summary>
+    static string Utf8(ReadOnlySequence<byte> bytes)
+    {
+        try
+        {
+            return bytes.IsSingleSegment ? StrictUtf8.GetString(bytes.FirstSpan) : StrictUtf8.GetString(bytes.ToArray());
+        }
+        catch (DecoderFallbackException e)
+        {
+            throw new WireError("invalid.utf8", $"str payload is not UTF-8: {e.Message}");
+        }
+    }
+
+    public static JsonObject Typed(string type) => new() { ["type"] = type };
+
+    static JsonObject Typed(string type, string value) => new() { ["type"] = type, ["value"] = value };
+
+    static JsonObject Typed(string type, bool value) => new() { ["type"] = type, ["value"] = value };
+
+    static JsonObject Typed(string type, string field, string value) => new() { ["type"] = type, [field] = value };
+
+    // ---------------------------------------------------------------- encode
+
+    /// <summary>The values written one after another.</summary>
+    public byte[] Encode(JsonElement values)
+    {
+        var output = new ArrayBufferWriter<byte>();
+        var writer = new MessagePackWriter(output);
+        foreach (JsonElement value in values.EnumerateArray())
+        {
+            Write(ref writer, value);
+        }
+        writer.Flush();
+        return output.WrittenSpan.ToArray();
+    }
+
+    public void Write(ref MessagePackWriter writer, JsonElement value)
+    {
+        string type = Fields.Text(value, "type");
+        switch (type)
+        {
+            case "nil":
+                writer.WriteNil();
+                break;
+            case "bool":
+                writer.Write(Fields.Bool(value, "value"));
+                break;
+            case "int":
+                WriteInt(ref writer, Fields.Text(value, "value"));
+                break;
+            case "float32":   // ca: Write(float), never Write(double)
+                writer.Write(BitConverter.Int32BitsToSingle(int.Parse(Fields.Text(value, "bits"), NumberStyles.AllowHexSpecifier)));
+                break;
+            case "float64":
+                writer.Write(BitConverter.Int64BitsToDouble(long.Parse(Fields.Text(value, "bits"), NumberStyles.AllowHexSpecifier)));
+                break;
+            case "str":   // WriteString(utf8) writes a str family header sized from the bytes: fixstr/d9/da/db
+                writer.WriteString(StrictUtf8Bytes(Fields.Text(value, "value")));
+                break;
+            case "bin":   // Write(ReadOnlySpan<byte>) writes the bin family: c4/c5/c6
+                writer.Write(Fields.Hex(value, "hex").AsSpan());
+                break;
+            case "array":
+                JsonElement items = Fields.Array(value, "items");
+                writer.WriteArrayHeader(items.GetArrayLength());
+                foreach (JsonElement item in items.EnumerateArray())
+                {
+                    Write(ref writer, item);
+                }
+                break;
+            case "map":
+                JsonElement entries = Fields.Array(value, "entries");
+                writer.WriteMapHeader(entries.GetArrayLength());
+                foreach (JsonElement entry in entries.EnumerateArray())
+                {
+                    if (entry.ValueKind != JsonValueKind.Array || entry.GetArrayLength() != 2)
+                    {
+                        throw new ArgumentException("map entry is not a [key, value] pair");
+                    }
+                    Write(ref writer, entry[0]);
+                    Write(ref writer, entry[1]);
+                }
+                break;
+            case "ext":
+                BigInteger code = Fields.Integer(value, "code");
+                WireError.Check(code >= sbyte.MinValue && code <= sbyte.MaxValue, "unrepresentable", $"ext code {code} outside -128..127");
+                WriteExt(ref writer, (sbyte)code, Fields.Hex(value, "hex"));
+                break;
+            default:   // an Ignite type; IgniteExt refuses what the value's era does not assign
+                (sbyte extCode, byte[] payload) = ignite.Encode(value);
+                WriteExt(ref writer, extCode, payload);
+                break;
+        }
+    }
+
+    /// <summary>Write(long) and Write(ulong) pick the smallest form (uint family for non-negative values).</summary>
+    static void WriteInt(ref MessagePackWriter writer, string digits)
+    {
+        if (long.TryParse(digits, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out long signed))
+        {
+            writer.Write(signed);
+        }
+        else if (ulong.TryParse(digits, NumberStyles.None, CultureInfo.InvariantCulture, out ulong unsigned))
+        {
+            writer.Write(unsigned);
+        }
+        else if (BigInteger.TryParse(digits, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out BigInteger n))
+        {
+            throw WireError.Unrepresentable($"integer {n} outside -2^63 .. 2^64-1");
+        }
+        else
+        {
+            throw new ArgumentException($"int value '{digits}' is not a decimal integer");
+        }
+    }
+
+    /// <summary>WriteExtensionFormatHeader picks fixext 1/2/4/8/16 for those lengths, else ext8 (also for 0), ext16, ext32.</summary>
+    public static void WriteExt(ref MessagePackWriter writer, sbyte code, ReadOnlySpan<byte> payload)
+    {
+        writer.WriteExtensionFormatHeader(new ExtensionHeader(code, payload.Length));
+        writer.WriteRaw(payload);
+    }
+
+    /// <summary>The library's Write(string) would turn a lone surrogate into U+FFFD (ef bf bd); refuse it instead.</summary>
+    static byte[] StrictUtf8Bytes(string text)
+    {
+        try
+        {
+            return StrictUtf8.GetBytes(text);
+        }
+        catch (EncoderFallbackException)
+        {
+            throw WireError.Unrepresentable("str value has an unpaired surrogate");
+        }
+    }
+}
