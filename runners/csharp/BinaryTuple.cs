@@ -4,7 +4,6 @@ using System.Buffers.Binary;
 using System.Collections.Generic;
 using System.Linq;
 using System.Numerics;
-using System.Text;
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using MessagePack;
@@ -45,7 +44,6 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
     const byte Empty = 0x80;   // varlen marker byte
     /// <summary>The same bound the other runners use for rescaling a DECIMAL object to its scale element.</summary>
     const int MaxRescaleDigits = 100_000;
-    static readonly UTF8Encoding StrictUtf8 = new(false, true);
 
     static bool Fits(BigInteger n, int size) => n >= -(BigInteger.One << (8 * size - 1)) && n < BigInteger.One << (8 * size - 1);
 
@@ -241,14 +239,7 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
                 v["value"] = new Guid(swapped, bigEndian: true).ToString();
                 break;
             case "STRING":
-                try
-                {
-                    v["value"] = StrictUtf8.GetString(era == "beta1" ? b : Varlen(b));
-                }
-                catch (DecoderFallbackException e)
-                {
-                    throw new WireError("invalid.utf8", e.Message);
-                }
+                v["value"] = Codec.Utf8(era == "beta1" ? b : Varlen(b));
                 break;
             case "BYTE_ARRAY":
                 v["hex"] = Fields.Hex(era == "beta1" ? b : Varlen(b));
@@ -438,7 +429,7 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
                 Array.Reverse(u, 8, 8);
                 return u;
             case "STRING":
-                return EncodeVarlen(StrictUtf8Bytes(Fields.Text(v, "value")));
+                return EncodeVarlen(Codec.StrictUtf8Bytes(Fields.Text(v, "value")));
             case "BYTE_ARRAY":
                 return EncodeVarlen(Fields.Hex(v, "hex"));
             case "PERIOD":
@@ -462,7 +453,7 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
         switch (t)
         {
             case "STRING":
-                return StrictUtf8Bytes(Fields.Text(v, "value"));
+                return Codec.StrictUtf8Bytes(Fields.Text(v, "value"));
             case "BYTE_ARRAY":
                 return Fields.Hex(v, "hex");
             case "BOOLEAN":
@@ -473,18 +464,6 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
                 return Fields.Text(v, "value") == "0" ? [] : EncodeElement(v);
             default:
                 throw new NotImplementedException($"beta1 {t} is not modelled (spec 6.2.8)");
-        }
-    }
-
-    static byte[] StrictUtf8Bytes(string text)
-    {
-        try
-        {
-            return StrictUtf8.GetBytes(text);
-        }
-        catch (EncoderFallbackException)
-        {
-            throw WireError.Unrepresentable("STRING value has an unpaired surrogate");
         }
     }
 

@@ -68,15 +68,14 @@ sealed class Codec(IgniteExt ignite)
                     : Typed("float64", "bits", BitConverter.DoubleToInt64Bits(reader.ReadDouble()).ToString("x16"));
             case MessagePackType.String:
                 CheckPayload(ref reader, input, "str");
-                return Typed("str", Utf8(reader.ReadStringSequence()!.Value));
+                ReadOnlySequence<byte> utf8 = reader.ReadStringSequence()!.Value;
+                return Typed("str", Utf8(utf8.IsSingleSegment ? utf8.FirstSpan : utf8.ToArray()));
             case MessagePackType.Binary:
                 CheckPayload(ref reader, input, "bin");
                 return Typed("bin", "hex", Fields.Hex(reader.ReadBytes()!.Value.ToArray()));
             case MessagePackType.Array:
             {
-                WireError.Check(depth < MaxDepth, "limit.depth", $"nesting deeper than {MaxDepth}");
-                int count = reader.ReadArrayHeader();
-                Need(ref reader, input, count, 1, "array");   // every element takes >= 1 byte
+                int count = ContainerHeader(ref reader, input, depth, isMap: false);
                 var items = new JsonArray();
                 for (int i = 0; i < count; i++)
                 {
@@ -86,9 +85,7 @@ sealed class Codec(IgniteExt ignite)
             }
             case MessagePackType.Map:
             {
-                WireError.Check(depth < MaxDepth, "limit.depth", $"nesting deeper than {MaxDepth}");
-                int count = reader.ReadMapHeader();
-                Need(ref reader, input, count, 2, "map");     // every entry takes >= 2 bytes
+                int count = ContainerHeader(ref reader, input, depth, isMap: true);
                 var entries = new JsonArray();
                 for (int i = 0; i < count; i++)
                 {
@@ -115,6 +112,15 @@ sealed class Codec(IgniteExt ignite)
     }
 
     static long Remaining(ref MessagePackReader reader, byte[] input) => input.Length - reader.Consumed;
+
+    /// <summary>An array or map count, refused when it would nest too deep or cannot fit in the bytes left.</summary>
+    static int ContainerHeader(ref MessagePackReader reader, byte[] input, int depth, bool isMap)
+    {
+        WireError.Check(depth < MaxDepth, "limit.depth", $"nesting deeper than {MaxDepth}");
+        int count = isMap ? reader.ReadMapHeader() : reader.ReadArrayHeader();
+        Need(ref reader, input, count, isMap ? 2 : 1, isMap ? "map" : "array");   // an element takes >= 1 byte, an entry >= 2
+        return count;
+    }
 
     /// <summary>Refuses a declared size before anything is iterated or allocated for it.</summary>
     static void Need(ref MessagePackReader reader, byte[] input, long count, long bytesEach, string what)
@@ -159,11 +165,11 @@ sealed class Codec(IgniteExt ignite)
     }
 
     /// <summary>Strict UTF-8: overlong forms, surrogates, code points above U+10FFFF, bad continuations rejected.</summary>
-    static string Utf8(ReadOnlySequence<byte> bytes)
+    public static string Utf8(ReadOnlySpan<byte> bytes)
     {
         try
         {
-            return bytes.IsSingleSegment ? StrictUtf8.GetString(bytes.FirstSpan) : StrictUtf8.GetString(bytes.ToArray());
+            return StrictUtf8.GetString(bytes);
         }
         catch (DecoderFallbackException e)
         {
@@ -282,7 +288,7 @@ sealed class Codec(IgniteExt ignite)
     }
 
     /// <summary>The library's Write(string) would turn a lone surrogate into U+FFFD (ef bf bd); refuse it instead.</summary>
-    static byte[] StrictUtf8Bytes(string text)
+    public static byte[] StrictUtf8Bytes(string text)
     {
         try
         {
