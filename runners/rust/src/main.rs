@@ -1,0 +1,160 @@
+//! Conformance runner for rmp 0.8.11: protocol v1 (schema/protocol.schema.json) over stdin/stdout.
+//!
+//! One JSON request per line in, one JSON response per line out (flushed); logs go to stderr only.
+//! The runner never sees expected results: it encodes or decodes what it is given and the harness judges.
+
+use std::io::{self, BufRead, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+
+use ignite_runner::errors::{from_hex, to_hex, unsupported, Failure, Result};
+use ignite_runner::ignite_ext::Registry;
+use ignite_runner::{binary_tuple, codec};
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+const PROTOCOL: i64 = 1;
+const CORPUS_MAJORS: [u64; 1] = [1];
+/// The runner runs with cwd runners/rust (runner.json).
+const REGISTRY: &str = "../../schema/registry.json";
+/// Requests nest typed values two JSON levels per container and serde_json recurses per level (its default
+/// limit of 128 is off): a large stack, of which only the touched pages become resident.
+const STACK_BYTES: usize = 512 << 20;
+
+fn log(message: &str) {
+    eprintln!("rust-runner: {message}");
+}
+
+fn start_response(reg: &Registry) -> Value {
+    json!({
+        "protocol": PROTOCOL,
+        "name": "rust",
+        "language": format!("rust {}", env!("RUNNER_RUSTC_VERSION")),
+        "library": "rmp",
+        "library_version": env!("RUNNER_RMP_VERSION"),
+        "corpus_majors": CORPUS_MAJORS,
+        "capabilities": {
+            "ops": ["encode", "decode"],
+            "eras": reg.eras,
+            "formats": ["msgpack", "binary-tuple", "object", "object-array", "table-row"],
+        },
+    })
+}
+
+fn text<'a>(req: &'a Value, name: &str) -> Option<&'a str> {
+    req.get(name).and_then(Value::as_str)
+}
+
+/// The response body (without id) for an encode or decode request.
+fn handle(req: &Value, reg: &Registry) -> Result<Value> {
+    let cmd = text(req, "cmd").unwrap_or("");
+    let era = text(req, "era").unwrap_or("");
+    if !reg.knows_era(era) {
+        return unsupported(format!("unknown era {era:?}"));
+    }
+    let fmt = text(req, "format").unwrap_or("msgpack");
+    let no_list = Vec::new();
+    let list = |name: &str| req.get(name).and_then(Value::as_array).unwrap_or(&no_list);
+    match (cmd, fmt) {
+        ("encode", "msgpack") => Ok(json!({"hex": to_hex(&codec::encode(list("values"), reg)?)})),
+        ("decode", "msgpack") => Ok(json!({"values": codec::decode(&from_hex(text(req, "hex").unwrap_or(""))?, era, reg)?})),
+        // Binary Tuple formats (spec 6.2)
+        ("encode", _) => Ok(json!({"hex": to_hex(&binary_tuple::encode(fmt, list("values"), era, reg)?)})),
+        ("decode", _) => {
+            let data = from_hex(text(req, "hex").unwrap_or(""))?;
+            Ok(json!({"values": binary_tuple::decode(fmt, &data, era, list("columns"), reg)?}))
+        }
+        _ => unsupported(format!("unknown command {cmd:?}")),
+    }
+}
+
+/// Exactly one response for a request that carries an id; codec errors become responses, and so does a panic
+/// (a runner bug, not a verdict on the input: answered `skipped`, which fails the run unless listed).
+fn answer(id: &Value, req: &Value, reg: &Registry) -> Value {
+    let body = match catch_unwind(AssertUnwindSafe(|| handle(req, reg))) {
+        Ok(Ok(body)) => body,
+        Ok(Err(Failure::Wire { class, message })) => json!({"error": {"class": class, "message": message}}),
+        Ok(Err(Failure::Unsupported(why))) => json!({"skipped": why}),
+        Err(_) => {
+            log(&format!("request {id}: internal error (panic above)"));
+            json!({"skipped": "internal error: the runner panicked (see its stderr)"})
+        }
+    };
+    let mut body = body;
+    body["id"] = id.clone();
+    body
+}
+
+fn parse(line: &[u8]) -> serde_json::Result<Value> {
+    let mut de = serde_json::Deserializer::from_slice(line);
+    de.disable_recursion_limit();
+    let v = Value::deserialize(&mut de)?;
+    de.end()?;
+    Ok(v)
+}
+
+fn write(out: &mut impl Write, v: &Value) -> io::Result<()> {
+    serde_json::to_writer(&mut *out, v)?; // escapes control characters; UTF-8 otherwise
+    out.write_all(b"\n")?;
+    out.flush()
+}
+
+fn serve(reg: &Registry) -> io::Result<()> {
+    let stdin = io::stdin();
+    let mut input = stdin.lock();
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            return Ok(()); // end of input means stop
+        }
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let shown = || String::from_utf8_lossy(&line[..line.len().min(200)]).into_owned();
+        let req = match parse(&line) {
+            Ok(req) => req,
+            Err(e) => {
+                log(&format!("unreadable request line, no id to answer ({e}): {}", shown()));
+                continue;
+            }
+        };
+        match (text(&req, "cmd"), req.get("id")) {
+            (Some("stop"), _) => return Ok(()),
+            (Some("start"), _) => {
+                if req.get("protocol").and_then(Value::as_i64) != Some(PROTOCOL) {
+                    log(&format!("harness speaks protocol {}, this runner {PROTOCOL}", req.get("protocol").unwrap_or(&Value::Null)));
+                }
+                write(&mut out, &start_response(reg))?;
+            }
+            (_, Some(id)) => write(&mut out, &answer(id, &req, reg))?,
+            _ => log(&format!("request without id ignored: {}", shown())),
+        }
+    }
+}
+
+fn main() {
+    let reg = match Registry::load(Path::new(REGISTRY)) {
+        Ok(reg) => reg,
+        Err(e) => {
+            log(&format!("cannot read the registry: {e}"));
+            std::process::exit(2);
+        }
+    };
+    let worker = std::thread::Builder::new().name("runner".into()).stack_size(STACK_BYTES).spawn(move || serve(&reg));
+    match worker.map(|w| w.join()) {
+        Ok(Ok(Ok(()))) => {}
+        Ok(Ok(Err(e))) if e.kind() == io::ErrorKind::BrokenPipe => log("stdout closed"),
+        Ok(Ok(Err(e))) => {
+            log(&format!("I/O error: {e}"));
+            std::process::exit(1);
+        }
+        Ok(Err(_)) => std::process::exit(101), // the panic was printed
+        Err(e) => {
+            log(&format!("cannot start the runner thread: {e}"));
+            std::process::exit(1);
+        }
+    }
+}
