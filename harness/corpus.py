@@ -18,6 +18,7 @@ class CorpusError(Exception):
 class Corpus:
     files: list = field(default_factory=list)      # [{"path", "corpus_version", "family", "vectors"}]
     vectors: list = field(default_factory=list)    # every vector, sorted by id
+    family_of: dict = field(default_factory=dict)  # vector id -> its file's family
 
     @property
     def version(self):
@@ -56,6 +57,7 @@ def load(path):
             if len(labels) != len(set(labels)):
                 raise CorpusError(f"{p}: $.vectors[{i}].variants: labels are not unique in {vid!r}")
             corpus.vectors.append(vector)
+            corpus.family_of[vid] = data["family"]
         corpus.files.append({"path": str(p), "corpus_version": data["corpus_version"],
                              "family": data["family"], "vectors": len(data["vectors"])})
     versions = {f["corpus_version"] for f in corpus.files}

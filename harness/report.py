@@ -28,6 +28,7 @@ def build(corpus, registry_version, selection, runs):
             "expectations": {
                 "file": str(config.expected_failures),
                 "stale": [e.text for e in advice.stale],
+                "unchecked": [e.text for e in advice.unchecked],
                 "add": advice.add,
                 "remove": advice.remove,
             },
