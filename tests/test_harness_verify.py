@@ -286,3 +286,20 @@ def test_deeply_nested_values_go_through(tmp_path):
     r = run(tmp_path, commands=[oracle_command("--break", "deep.arrays:encode:599", corpus=corpus)], corpus=corpus)
     assert r.verdicts() == {("deep.arrays", "encode"): "fail", ("deep.arrays", "decode"): "pass"}
     assert "first difference at byte offset 599" in r.stdout
+
+
+def test_diagnoses_go_to_the_worst_verdicts_and_skips_are_grouped(tmp_path):
+    """The budget (--max-diagnoses) goes to crash, then fail, whatever the vector order; skips a runner answers
+    take one line per reason, with a count, and no diagnosis."""
+    r = run(tmp_path, "--max-diagnoses", "1", commands=[oracle_command(
+        "--break", "basic.int.small:encode", "--crash-after", 30, "--once", tmp_path / "fired",
+        "--skip", "basic.nil:decode", "--skip", "basic.nil:encode", "--skip", "basic.uuid.le:decode")])
+    lines = r.stdout.splitlines()
+    crash = next(i for i, line in enumerate(lines) if line.startswith("CRASH oracle "))
+    fail = next(i for i, line in enumerate(lines) if line.startswith("FAIL oracle basic.int.small encode"))
+    assert crash < fail
+    assert lines[crash + 1].startswith("    ")          # the crash got the one full diagnosis
+    assert not lines[fail + 1].startswith("    ")       # the fail, listed after it, a line only
+    skip_lines = [line for line in lines if line.startswith("SKIP oracle")]
+    assert skip_lines == ["SKIP oracle: 3 ops runner skipped: told to skip (e.g. basic.nil encode, basic.nil decode, "
+                          "basic.uuid.le decode)"]
