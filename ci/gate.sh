@@ -22,6 +22,9 @@
 #   GATE_OUT           output directory (default: ./conformance-out)
 #   HARNESS_ARGS       extra harness options, split on spaces, no quoting (e.g. --timeout 30)
 #   PYTHON             Python 3 with jsonschema (default: /usr/bin/python3, else python3)
+#   BENCH_HOSTILE      1: also measure your runner's peak RSS and slowest vector over the must-reject vectors
+#                      (tools/bench_hostile.py --command; goals: 256 MiB, 1 s per vector; a miss fails the gate)
+#   BENCH_ARGS         extra bench options, split on spaces (e.g. --max-rss-mib 512 -k 'hostile.*')
 set -eu
 
 say() { printf 'gate: %s\n' "$*" >&2; }
@@ -94,6 +97,22 @@ set -f    # HARNESS_ARGS is split on spaces, never glob-expanded (-k int.* stays
 cat "$GATE_OUT/harness.txt"
 if [ "$status" -ne 0 ] && [ "$status" -ne 1 ]; then
     die "the harness refused to run (exit status $status); see the message above"
+fi
+
+# 3b. Optional: memory and time on hostile input, measured on your runner (the release's tools/bench_hostile.py).
+if [ "${BENCH_HOSTILE:-0}" = 1 ]; then
+    [ -f "$root/tools/bench_hostile.py" ] || die "BENCH_HOSTILE=1: this release has no tools/bench_hostile.py"
+    bench_status=0
+    # shellcheck disable=SC2086
+    (cd "$root" && "$PYTHON" -B tools/bench_hostile.py --runners "$RUNNER_NAME" --runners-dir "$work/runners" \
+        --command "$command" --corpus "$root/vectors" --out "$GATE_OUT" ${BENCH_ARGS:-}) \
+        >"$GATE_OUT/bench-hostile.txt" || bench_status=$?
+    cat "$GATE_OUT/bench-hostile.txt"
+    if [ "$bench_status" -eq 2 ]; then die "the hostile benchmark refused to run; see the message above"; fi
+    if [ "$bench_status" -ne 0 ]; then
+        say "hostile benchmark: a goal was missed (see $GATE_OUT/bench-hostile.txt)"
+        [ "$status" -ne 0 ] || status=1
+    fi
 fi
 
 # 4. summary.md: the dashboard's, or (a release without it) the harness's closing lines.

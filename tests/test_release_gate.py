@@ -135,6 +135,7 @@ def test_release_archive_is_reproducible_and_complete(dist, tmp_path):
     prefix = archive.name[:-len(".tar.gz")] + "/"
     assert names == sorted(names) and all(n.startswith(prefix) for n in names)
     for needed in ("vectors/manifest.json", "schema/corpus.schema.json", "harness/cli.py", "ci/gate.sh",
+                   "tools/bench_hostile.py",
                    "spec.md", "runners/PROTOCOL.md", "CHANGELOG.md"):
         assert prefix + needed in names, needed
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
@@ -201,6 +202,21 @@ def test_gate_passes_a_half_done_runner_with_unclaimed_counts_unless_required(di
     assert p.returncode == 1, p.stdout + p.stderr
     assert "UNMET half-done: --require format=binary-tuple: the runner does not claim format 'binary-tuple'" in p.stdout
     assert "; required but not claimed: format=binary-tuple)" in p.stderr and "gate: FAIL" in p.stderr
+
+
+def test_gate_measures_the_users_runner_on_hostile_input(dist, tmp_path):
+    """BENCH_HOSTILE=1 runs the release's tools/bench_hostile.py --command on the gate's runner; a missed goal
+    fails the gate."""
+    archive, digest = dist
+    p, out = gate(tmp_path, archive, digest, BENCH_HOSTILE="1", BENCH_ARGS="-k reserved.c1.*",
+                  EXPECTED_FAILURES=str(REPO / "runners" / "python" / "expected-failures.txt"))
+    assert p.returncode == 0, p.stdout + p.stderr
+    rows = json.loads((out / "bench-hostile.json").read_text())["rows"]
+    assert [r["runner"] for r in rows] == ["python"] and rows[0]["vectors"] > 0 and rows[0]["peak_rss_mib"] > 0
+    p, out = gate(tmp_path, archive, digest, BENCH_HOSTILE="1", BENCH_ARGS="-k reserved.c1.* --max-rss-mib 1",
+                  EXPECTED_FAILURES=str(REPO / "runners" / "python" / "expected-failures.txt"))
+    assert p.returncode == 1
+    assert "GOAL MISSED python: peak RSS" in p.stdout and "hostile benchmark: a goal was missed" in p.stderr
 
 
 def test_gate_names_the_same_script_everywhere():

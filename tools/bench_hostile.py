@@ -3,6 +3,7 @@ slowest vector. The goals (issue: hostile corpus) are a peak RSS under 256 MiB p
 slower than 1 s; missing one fails the run.
 
     /usr/bin/python3 tools/bench_hostile.py [--runners python,java] [-k GLOB] [--out DIR]
+    /usr/bin/python3 tools/bench_hostile.py --command 'my-client=./build/runner' [--corpus DIR]   (your runner)
 
 This measures; it does not judge. Whether each answer has the right error class is `make verify`'s job
 (the harness); the table only counts answers that are not the expected class, as a hint.
@@ -27,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from harness import corpus as corpus_mod  # noqa: E402
-from harness.runner_config import ConfigError, known_runners, resolve  # noqa: E402
+from harness.runner_config import ConfigError, known_runners, parse_overrides, resolve  # noqa: E402
 from harness.runner_process import EOF, TIMEOUT, RunnerProcess  # noqa: E402
 
 MIB = 1 << 20
@@ -173,7 +174,12 @@ def run_runner(config, vectors, corpus_version, timeout, log) -> dict:
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(prog="tools/bench_hostile.py", description=__doc__.splitlines()[0])
-    p.add_argument("--runners", help="comma-separated runner names (default: every runners/<name>/runner.json)")
+    p.add_argument("--runners", help="comma-separated runner names (default: every runners/<name>/runner.json, "
+                                     "or the --command names)")
+    p.add_argument("--command", action="append", default=[], metavar="NAME=SHELL-WORDS",
+                   help="run runner NAME with this command instead of its runner.json (repeatable): an "
+                        "out-of-tree runner, as 'harness verify --command'")
+    p.add_argument("--runners-dir", default=str(ROOT / "runners"), help="where runner directories live")
     p.add_argument("--corpus", default=str(ROOT / "vectors"))
     p.add_argument("-k", action="append", default=[], metavar="GLOB", dest="patterns",
                    help="only decode-reject vectors whose id matches (repeatable)")
@@ -182,10 +188,12 @@ def main(argv=None) -> int:
     p.add_argument("--timeout", type=float, default=10.0, help="a request unanswered this long is a hang (10 s)")
     p.add_argument("--out", default=str(ROOT / "out"), help="writes bench-hostile.json here (default out/)")
     args = p.parse_args(argv)
-    runners_dir = ROOT / "runners"
-    names = [n for n in (args.runners.split(",") if args.runners else known_runners(runners_dir)) if n]
+    runners_dir = Path(args.runners_dir)
     try:
-        configs = resolve(names, runners_dir, {})
+        commands = parse_overrides(args.command)
+        names = [n for n in (args.runners.split(",") if args.runners else list(commands) or known_runners(runners_dir))
+                 if n]
+        configs = resolve(names, runners_dir, commands)
         corpus = corpus_mod.load(args.corpus)
     except (ConfigError, corpus_mod.CorpusError) as e:
         print(f"bench: {e}", file=sys.stderr)

@@ -23,7 +23,7 @@ from harness import manifest  # noqa: E402
 
 # What a client repository needs to run ci/gate.sh: the corpus, the contracts, the harness, the summary writer.
 CONTENTS = ["vectors", "schema", "harness", "dashboard", "ci", "docs", "spec.md", "runners/PROTOCOL.md",
-            "CHANGELOG.md"]
+            "CHANGELOG.md", "tools/bench_hostile.py"]
 HEADING = re.compile(r"^## (\d+)\.(\d+)\.(\d+)(?: \(spec (\d+\.\d+\.\d+)\))?[ \t]*$", re.M)
 BUMP_NEEDED = {"Changed": "major", "Removed": "major", "Added": "minor", "Fixed": "patch"}
 BUMPS = ["patch", "minor", "major"]
