@@ -21,6 +21,7 @@ import platform
 import pstats
 import resource
 import shlex
+import subprocess
 import sys
 import tempfile
 import time
@@ -54,6 +55,17 @@ def floor_commands(corpus):
             "java": ["java", *jvm_flags, "-cp", JAVA_FLOOR_CP, "ReadCorpus", corpus],
             "cpp": ["bench/build/read_corpus", corpus],
             "js": ["node", "bench/floor/read_corpus.mjs", corpus]}
+
+
+def build_prerequisites(runners):
+    """The floor programs (bench/build/) and the runners: built here through make (a no-op when up to date), so
+    the script works on a fresh clone; if make fails, say which target to run instead of a traceback later."""
+    for argv in (["make", "--no-print-directory", "-C", "bench", "floor"],
+                 ["make", "--no-print-directory", "setup", *(f"runner-{r}" for r in runners)]):
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE") and k != "MFLAGS"}
+        if subprocess.run(argv, cwd=ROOT, stdout=sys.stderr, env=env).returncode != 0:
+            raise SystemExit(f"verify_speed: could not build its prerequisites ({shlex.join(argv)} failed); "
+                             "run `make bench-verify` from the repository root, which builds them")
 
 
 def make_corpus(src, dst, copies):
@@ -197,6 +209,7 @@ def main():
     runners = args.runners.split(",")
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
+    build_prerequisites(runners)
     res = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "machine": machine()}
     print(f"verify speed, {res['date']}, {res['machine']}")
 
