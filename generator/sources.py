@@ -308,6 +308,12 @@ def vector(case: dict, names: dict, kind: str, era: str, since: str) -> dict:
         raise SourceError(f"canonical encoding is {len(data)} bytes, the source asserts {case['length']}")
     v["canonical"] = data.hex()
     v["variants"] = encode.variants(values[0]) if len(values) == 1 and case.get("variants", True) else []
+    for named in case.get("producers", []):   # name a wider form after the official client that writes it
+        form = subst(named["form"], names)
+        hit = [x for x in v["variants"] if x["label"] == form]
+        if not hit:
+            raise SourceError(f"no {form!r} variant to name {named['label']!r}")
+        hit[0]["label"], hit[0]["why"] = subst(named["label"], names), subst(named["why"], names)
     if "nan" in case:
         v["nan"] = case["nan"]
     return v

@@ -25,6 +25,7 @@ PY = "/usr/bin/python3"
 PYTHON_RUNNER = f"{PY} -B {REPO / 'runners' / 'python' / 'runner.py'}"
 # The gate runs a slice of the corpus here to keep `make test` quick; a client runs all of it.
 SLICE = "-k int.* -k ignite.3.0.*"
+VERSION = json.loads((REPO / "schema" / "registry.json").read_text())["corpus_version"]   # the release's corpus
 
 
 # --- the manifest -----------------------------------------------------------------------------
@@ -49,7 +50,7 @@ def corpus_with_manifest(tmp_path):
 def test_a_corpus_matching_its_manifest_runs(tmp_path):
     r = run(tmp_path, "--require-manifest", corpus=corpus_with_manifest(tmp_path))
     assert r.code == 0, r.stderr
-    assert "2 files match manifest.json (corpus 1.0.0" in r.stderr
+    assert f"2 files match manifest.json (corpus {VERSION}" in r.stderr
 
 
 @pytest.mark.parametrize("damage, message", [
@@ -156,11 +157,11 @@ def gate(tmp_path, archive, digest, **env):
 
 def test_gate_passes_a_conforming_runner_and_publishes_reports(dist, tmp_path):
     archive, digest = dist
-    p, out = gate(tmp_path, archive, digest, CORPUS_VERSION="1.0.0",
+    p, out = gate(tmp_path, archive, digest, CORPUS_VERSION=VERSION,
                   EXPECTED_FAILURES=str(REPO / "runners" / "python" / "expected-failures.txt"))
     assert p.returncode == 0, p.stdout + p.stderr
-    assert "files match manifest.json (corpus 1.0.0" in p.stderr
-    assert re.search(r"gate: PASS: python conforms to corpus 1\.0\.0 \(\d+ verdicts: \d+ pass, \d+ xfail, 0 unclaimed\)",
+    assert f"files match manifest.json (corpus {VERSION}" in p.stderr
+    assert re.search(rf"gate: PASS: python conforms to corpus {re.escape(VERSION)} \(\d+ verdicts: \d+ pass, \d+ xfail, 0 unclaimed\)",
                      p.stderr), p.stderr
     assert p.stdout.splitlines()[-1].endswith(" passed, 0 failed")
     junit = (out / "junit.xml").read_text()
@@ -194,7 +195,7 @@ def test_gate_passes_a_half_done_runner_with_unclaimed_counts_unless_required(di
     report = json.loads((out / "report.json").read_text())
     counts = report["runners"][0]["counts"]
     assert counts["unclaimed"] > 0 and counts["xfail"] == 0
-    assert (f"gate: PASS: half-done conforms to corpus 1.0.0 ({sum(counts.values())} verdicts: "
+    assert (f"gate: PASS: half-done conforms to corpus {VERSION} ({sum(counts.values())} verdicts: "
             f"{counts['pass'] + counts['info']} pass, 0 xfail, {counts['unclaimed']} unclaimed)") in p.stderr
     assert json.loads((out / "badges" / "half-done.json").read_text())["message"].endswith(
         f" pass, {counts['unclaimed']} unclaimed")
