@@ -1,7 +1,7 @@
 # Ignite 3 wire-value conformance suite.
 #   make verify   set up what is missing, build every runner, run it over the corpus (reports in out/)
-#   make test     the project's own tests (pytest), make verify, make fuzz, each runner's checks, the
-#                 hostile-input benchmark
+#   make test     the project's own tests (pytest), make verify (and the reject-agreement lint), make fuzz, each
+#                 runner's checks, the hostile-input benchmark
 #   make fuzz     cross-runner property-based fuzzing (20,000 values)
 #   make bench    codec speed per language (IEP-75 and Ignite.NET cases); make bench-verify: verify speed
 #   make vectors  regenerate vectors/ from generator/sources/
@@ -64,8 +64,10 @@ FUZZ_SEED   ?= 1
 fuzz: setup build
 	$(PY) -m fuzz --runners $(RUNNERS) --values $(FUZZ_VALUES) --seed $(FUZZ_SEED) --seconds 300 --out $(OUT)/fuzz
 
+# After verify: every must-reject vector got one class from every runner (tools/reject_agreement.py).
 test: pytest
 	$(MAKE) --no-print-directory verify
+	$(PY) tools/reject_agreement.py $(OUT)/report.json
 	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory checks
 	$(MAKE) --no-print-directory bench-hostile

@@ -424,7 +424,9 @@ function readTriple([typeB, scaleB, valueB]) {
   const fields = decodeElement(name, valueB);
   if (name !== "DECIMAL") return { type: name, ...fields };
   // The value at the scale of the scale element, rescaled exactly (Java: setScale(scale, UNNECESSARY)).
-  const want = scaleB.length ? Number(decodeElement("INT32", scaleB).value) : 0;
+  // Java reads the scale with intValue, which refuses a zero-length element (spec BT-OBJECT-DECIMAL-SCALE).
+  check(scaleB.length > 0, "invalid.tuple-length", "DECIMAL object with a NULL scale element");
+  const want = Number(decodeElement("INT32", scaleB).value);
   return { type: name, unscaled: rescaled(BigInt(/** @type {string} */ (fields.unscaled)), /** @type {number} */ (fields.scale), want).toString(), scale: want };
 }
 

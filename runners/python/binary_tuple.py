@@ -327,7 +327,9 @@ def read_triple(parts):
     check(len(value_b) > 0, "invalid.tuple-length", f"{t} object without a value")
     v = {"type": t, **decode_element(t, value_b)}
     if t == "DECIMAL":
-        want = int(decode_element("INT32", scale_b)["value"]) if scale_b else 0
+        # Java reads the scale with intValue, which refuses a zero-length element (spec BT-OBJECT-DECIMAL-SCALE)
+        check(len(scale_b) > 0, "invalid.tuple-length", "DECIMAL object with a NULL scale element")
+        want = int(decode_element("INT32", scale_b)["value"])
         unscaled, scale = int(v["unscaled"]), v["scale"]
         # The scale element may ask for 10^(2^31): decide what can be decided without computing it.
         if unscaled == 0:
@@ -370,6 +372,7 @@ def decode(fmt, data, era, columns):
     if fmt == "object-array":
         check(outer and outer[0]["type"] == "int", "invalid.tuple-type", "an object array starts with its count")
         n = int(outer[0]["value"])
+        check(n >= 0, "invalid.tuple-type", f"object array count {n} is negative")
         check(len(outer) == (2 if n else 1), "invalid.tuple-type", "an object array is a count and (N > 0) one bin")
         if n == 0:
             return []

@@ -544,7 +544,9 @@ ojson read_triple(const Span* parts) {
     ojson v = decode_element(t, value_b);
     if (t != "DECIMAL") return v;
     // The value at the scale of the scale element, rescaled exactly (Java setScale(scale, UNNECESSARY)).
-    const std::int64_t want = scale_b.n ? std::stoll(decode_element("INT32", scale_b)["value"].get<std::string>()) : 0;
+    // Java reads the scale with intValue, which refuses a zero-length element (spec BT-OBJECT-DECIMAL-SCALE).
+    check(scale_b.n > 0, "invalid.tuple-length", "DECIMAL object with a NULL scale element");
+    const std::int64_t want = std::stoll(decode_element("INT32", scale_b)["value"].get<std::string>());
     std::string unscaled = v["unscaled"].get<std::string>();
     const std::int64_t scale = v["scale"].get<std::int64_t>();
     if (unscaled != "0" && scale <= want) {

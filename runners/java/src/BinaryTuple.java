@@ -483,7 +483,9 @@ final class BinaryTuple {
         check(valueB.length > 0, "invalid.tuple-length", t + " object without a value");
         ObjectNode v = decodeElement(t, valueB, "3.0");
         if (t.equals("DECIMAL")) {
-            long want = scaleB.length > 0 ? intElement("INT32", scaleB) : 0;
+            // Java reads the scale with intValue, which refuses a zero-length element (spec BT-OBJECT-DECIMAL-SCALE).
+            check(scaleB.length > 0, "invalid.tuple-length", "DECIMAL object with a NULL scale element");
+            long want = intElement("INT32", scaleB);
             BigInteger unscaled = new BigInteger(v.get("unscaled").textValue());
             long diff = want - v.get("scale").longValue();
             if (diff > 0 && unscaled.signum() != 0) {
