@@ -520,7 +520,9 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
         {
             return v;
         }
-        long want = scaleB.Length > 0 ? long.Parse(DecodeElement("INT32", scaleB)["value"]!.GetValue<string>()) : 0;
+        // Java reads the scale with intValue, which refuses a zero-length element (spec BT-OBJECT-DECIMAL-SCALE).
+        Check(scaleB.Length > 0, "invalid.tuple-length", "DECIMAL object with a NULL scale element");
+        long want = long.Parse(DecodeElement("INT32", scaleB)["value"]!.GetValue<string>());
         var unscaled = BigInteger.Parse(v["unscaled"]!.GetValue<string>());
         long scale = v["scale"]!.GetValue<long>();
         // The scale element may ask for 10^(2^31): decide what can be decided without computing it.

@@ -642,14 +642,15 @@ func readTriple(parts [][]byte) (obj, error) {
 	if t != "DECIMAL" {
 		return v, nil
 	}
-	want := int64(0)
-	if len(scaleB) > 0 {
-		w, err := decodeElement("INT32", scaleB, "3.0")
-		if err != nil {
-			return nil, err
-		}
-		want, _ = strconv.ParseInt(w["value"].(string), 10, 64)
+	// Java reads the scale with intValue, which refuses a zero-length element (spec BT-OBJECT-DECIMAL-SCALE).
+	if err := check(len(scaleB) > 0, "invalid.tuple-length", "DECIMAL object with a NULL scale element"); err != nil {
+		return nil, err
 	}
+	w, err := decodeElement("INT32", scaleB, "3.0")
+	if err != nil {
+		return nil, err
+	}
+	want, _ := strconv.ParseInt(w["value"].(string), 10, 64)
 	unscaled, _ := new(big.Int).SetString(v["unscaled"].(string), 10)
 	scale := v["scale"].(int64)
 	// The scale element may ask for 10^(2^31): decide what can be decided without computing it.
@@ -726,6 +727,9 @@ func decodeFormat(format string, data []byte, era string, columns []string) ([]a
 			return nil, err
 		}
 		n, _ := bigInt(outer[0].(obj)["value"].(string))
+		if err := check(n.Sign() >= 0, "invalid.tuple-type", "object array count %s is negative", n); err != nil {
+			return nil, err
+		}
 		want := 2
 		if n.Sign() == 0 {
 			want = 1

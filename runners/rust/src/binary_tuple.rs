@@ -525,7 +525,9 @@ fn read_triple(type_b: &[u8], scale_b: &[u8], value_b: &[u8]) -> Result<Value> {
     if t != "DECIMAL" {
         return Ok(typed(t, Value::Object(v)));
     }
-    let want = if scale_b.is_empty() { 0 } else { signed_int32(scale_b)? };
+    // Java reads the scale with intValue, which refuses a zero-length element (spec BT-OBJECT-DECIMAL-SCALE).
+    check(!scale_b.is_empty(), "invalid.tuple-length", || "DECIMAL object with a NULL scale element".to_owned())?;
+    let want = signed_int32(scale_b)?;
     let unscaled = v["unscaled"].as_str().expect("decimal text").to_owned();
     let scale = v["scale"].as_i64().expect("int16 scale");
     let (negative, digits) = match unscaled.strip_prefix('-') {
