@@ -7,7 +7,8 @@ ColumnType-typed elements in a short notation:
   {DATETIME: [Y, M, D, H, M, S, NANO]}, {TIMESTAMP|DURATION: [SECONDS, NANO]}, {PERIOD: [Y, M, D]},
   {UUID: TEXT}, {STRING: TEXT or {repeat, count}}, {BYTE_ARRAY: HEX, {repeat, count} or {mul, count}}.
 A case has `values` (or `value`; or {repeat_values: E, count: N}; or {first: [...], then: E, count: N}), optional
-`columns` (ColumnType names, or {repeat_columns: T, count: N}; inferred from non-NULL values), optional `format` /
+`columns` (ColumnType names, or {repeat_columns: T, count: N}; inferred from non-NULL values), optional
+`column_params` (one {precision, scale} per column, for producer profiles that depend on them), optional `format` /
 `era` overriding the source's, optional `expect` (bytes, cited from Ignite or the research, that the canonical
 encoding must equal) and `accept` (cited non-canonical bytes that become variants). Reject cases give `bytes`: a hex string or a list of parts:
 hex strings, {repeat: HEX, count: N}, {le: EXPR, size: N}, {element: ELEMENT}, {tuple: [ELEMENTS]} and
@@ -134,6 +135,11 @@ def vector(case: dict, names: dict, kind: str, era: str, fmt: str, since: str) -
     if needs_columns:
         v["columns"] = infer_columns(case, names, values)
         bt.check_columns(fmt, v["columns"], values)
+        if "column_params" in case:   # the schema's precision/scale a producer profile depends on (not on the wire)
+            params = [resolve(p, names) or {} for p in resolve(case["column_params"], names)]
+            if len(params) != len(v["columns"]) or any(set(p) - {"precision", "scale"} for p in params):
+                raise SourceError("column_params: one {precision, scale} object per column")
+            v["column_params"] = [{k: as_int(subst(str(x), names), names) for k, x in p.items()} for p in params]
     else:
         bt.check_columns(fmt, None, values)
     v["values"] = values
