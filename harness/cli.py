@@ -8,7 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness import capabilities
+from harness import capabilities, corpus_cache, selection
 from harness import corpus as corpus_mod
 from harness import expectations, junit, manifest, matrix, ops as ops_mod, report, results, schemas, threads
 from harness.diagnosis import annotated
@@ -17,6 +17,7 @@ from harness.runner_session import Session
 
 DEFAULT_CORPUS = schemas.REPO_ROOT / "vectors"
 DEFAULT_RUNNERS = schemas.REPO_ROOT / "runners"
+DEFAULT_CACHE = schemas.REPO_ROOT / "out" / ".corpus-cache"      # out/ is not tracked by git
 MAX_FAILURE_LINES = 200      # per runner, one line each
 
 
@@ -29,12 +30,19 @@ def parser():
     sub = p.add_subparsers(dest="command", required=True)
     v = sub.add_parser("verify", help="run runners over the corpus and judge their answers")
     v.add_argument("--runners", help="comma-separated runner names (runners/<name>/runner.json)")
-    v.add_argument("--case", action="append", default=[], metavar="ID", help="run this vector id (repeatable)")
+    v.add_argument("--case", action="append", default=[], metavar="ID",
+                   help="run this vector id (repeatable); a warm cache makes this cost the runner's start-up only")
     v.add_argument("-k", action="append", default=[], metavar="GLOB", dest="patterns",
                    help="run vectors whose id matches this fnmatch pattern (repeatable)")
+    v.add_argument("--family", action="append", default=[], metavar="NAME",
+                   help="run every vector of this corpus family (a file's 'family', e.g. float; a glob is allowed; "
+                        "repeatable)")
     v.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="corpus directory or file (default: vectors/)")
     v.add_argument("--dump", metavar="ID", help="print the request lines a runner receives for this vector, exit")
     v.add_argument("--out", default="out", help="report directory (default: out/)")
+    v.add_argument("--cache-dir", default=str(DEFAULT_CACHE),
+                   help="where validated-corpus catalogs are kept (default: out/.corpus-cache in the repository)")
+    v.add_argument("--no-cache", action="store_true", help="validate the whole corpus, use and write no cache")
     v.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="per-request timeout (10)")
     v.add_argument("--start-timeout", type=float, metavar="SECONDS",
                    help="time a runner may take to answer 'start' (default: 3 x --timeout)")
@@ -77,7 +85,7 @@ def _main(argv, stdout, stderr):
             return 0
         return verify(args, stdout, stderr)
     except (UsageError, ConfigError, corpus_mod.CorpusError, expectations.ExpectationError,
-            manifest.ManifestError, capabilities.RequireError) as e:
+            manifest.ManifestError, capabilities.RequireError, selection.SelectionError) as e:
         print(f"harness: {e}", file=stderr)
         return 2
 
@@ -85,13 +93,17 @@ def _main(argv, stdout, stderr):
 def verify(args, stdout, stderr):
     # Before loading: a tampered file is named as such, not as whatever schema error the tampering caused.
     print(f"harness: corpus: {manifest.check(args.corpus, args.require_manifest)}", file=stderr)
-    corpus = corpus_mod.load(args.corpus)
+    cache_dir = None if args.no_cache else Path(args.cache_dir)
+    catalog, how = corpus_cache.open_corpus(args.corpus, cache_dir)
+    if how == "cached":
+        print(f"harness: corpus: validated before (cache {_shown_path(cache_dir)}): loading the selected vectors only",
+              file=stderr)
     registry_version = schemas.load("registry.json")["corpus_version"]
-    if corpus.version != registry_version:
-        print(f"harness: note: corpus files are version {corpus.version}, schema/registry.json says "
+    if catalog.version != registry_version:
+        print(f"harness: note: corpus files are version {catalog.version}, schema/registry.json says "
               f"{registry_version}", file=stderr)
     if args.dump:
-        return dump(corpus, args.dump, stdout, stderr)
+        return dump(catalog, args.dump, stdout, stderr)
     if not args.runners:
         raise UsageError("--runners is required (known runners: "
                          f"{', '.join(known_runners(args.runners_dir)) or 'none'})")
@@ -99,32 +111,23 @@ def verify(args, stdout, stderr):
     names = list(dict.fromkeys(n.strip() for n in args.runners.split(",") if n.strip()))
     configs = resolve(names, args.runners_dir, parse_overrides(args.command),
                       parse_overrides(args.expected_failures, "--expected-failures", "FILE"))
-    selected = corpus_mod.select(corpus.vectors, args.case, args.patterns)
-    missing = sorted(set(args.case) - {v["id"] for v in corpus.vectors})
-    if missing:
-        print(f"harness: note: --case {', '.join(missing)}: no such vector", file=stderr)
-    if not selected:
-        raise UsageError("the selection (--case / -k) matches no vector")
-    full_run = not args.case and not args.patterns
+    selected_ids = selection.select(catalog, args.case, args.patterns, args.family, stderr)
+    selected = catalog.vectors(selected_ids)
+    full_run = not args.case and not args.patterns and not args.family
     entries = {c.name: expectations.parse(c.expected_failures) for c in configs}
     if any(e.wildcard for listing in entries.values() for e in listing):     # the cap needs every op's key
-        all_keys = [op.key for op in ops_mod.plan(corpus.vectors)]
+        all_keys = catalog.op_keys()
         for listing in entries.values():
             expectations.check_cap(listing, all_keys)
-    by_id = {v["id"]: v for v in corpus.vectors}
-
-    def scope_of(vector_id):
-        vector = by_id[vector_id]
-        return {"family": corpus.family_of[vector_id], "era": vector["era"], "format": vector.get("format", "msgpack")}
-
     # Stale only where the loaded corpus holds an entry's scope: a foreign or partial corpus gets a note.
-    corpus_scope = expectations.CorpusScope(corpus.vectors, corpus.family_of)
+    corpus_scope = expectations.CorpusScope(catalog)
+    scope_of = catalog.scope
 
     plan = ops_mod.plan(selected)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     start_timeout = args.start_timeout or 3 * args.timeout
-    runs = run_all(configs, plan, corpus.version, args, start_timeout, out)
+    runs = run_all(configs, plan, catalog.version, args, start_timeout, out)
 
     final = []
     for config, result in runs:
@@ -133,12 +136,12 @@ def verify(args, stdout, stderr):
         advice = expectations.apply(entries[config.name], verdicts, full_run, scope_of, corpus_scope)
         final.append((config, result, verdicts, advice))
 
-    selection = {"cases": args.case, "patterns": args.patterns, "full": full_run, "vectors": len(selected),
-                 "ops": len(plan)}
+    chosen = {"cases": args.case, "patterns": args.patterns + [f"family:{f}" for f in args.family],
+              "full": full_run, "vectors": len(selected), "ops": len(plan)}
     grid = None
     if len(final) > 1 and not args.no_matrix:
-        grid = matrix.run(final, plan, corpus.version, args.timeout, start_timeout, args.window, out)
-    rep = report.build(corpus, registry_version, selection, final)
+        grid = matrix.run(final, plan, catalog.version, args.timeout, start_timeout, args.window, out)
+    rep = report.build(catalog, registry_version, chosen, final)
     if grid:
         matrix.add_to_report(rep, grid)
     report.write(out / "report.json", rep)
@@ -271,12 +274,12 @@ def _shown_path(path):
     return text[len(cwd):] if text.startswith(cwd) else text
 
 
-def dump(corpus, vector_id, stdout, stderr):
-    vector = next((v for v in corpus.vectors if v["id"] == vector_id), None)
-    if vector is None:
-        raise UsageError(f"--dump {vector_id}: no such vector")
+def dump(catalog, vector_id, stdout, stderr):
+    if vector_id not in catalog.meta:
+        raise UsageError(f"--dump {vector_id}: no such vector{selection.did_you_mean(vector_id, catalog.ids)}")
+    (vector,) = catalog.vectors([vector_id])
     # The same lines, ids included, that 'verify --case ID' sends to a runner that supports every op.
-    stdout.write(ops_mod.encode_line(ops_mod.start_request(corpus.version)).decode("utf-8"))
+    stdout.write(ops_mod.encode_line(ops_mod.start_request(catalog.version)).decode("utf-8"))
     for rid, op in enumerate(ops_mod.ops_for(vector), 1):
         stdout.write(op.request_line(rid).decode("utf-8"))
         print(f"# request {rid}: {op.name}", file=stderr)

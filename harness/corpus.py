@@ -5,8 +5,6 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import jsonschema
-
 from harness import schemas
 
 
@@ -19,6 +17,7 @@ class Corpus:
     files: list = field(default_factory=list)      # [{"path", "corpus_version", "family", "vectors"}]
     vectors: list = field(default_factory=list)    # every vector, sorted by id
     family_of: dict = field(default_factory=dict)  # vector id -> its file's family
+    file_of: dict = field(default_factory=dict)    # vector id -> index of its file in files
 
     @property
     def version(self):
@@ -58,6 +57,7 @@ def load(path):
                 raise CorpusError(f"{p}: $.vectors[{i}].variants: labels are not unique in {vid!r}")
             corpus.vectors.append(vector)
             corpus.family_of[vid] = data["family"]
+            corpus.file_of[vid] = len(corpus.files)
         corpus.files.append({"path": str(p), "corpus_version": data["corpus_version"],
                              "family": data["family"], "vectors": len(data["vectors"])})
     versions = {f["corpus_version"] for f in corpus.files}
@@ -83,6 +83,8 @@ def _problems(data):
         data = dict(data, vectors=[None])
     root = schemas.load("corpus.schema.json")
     without_vectors = dict(root, properties=dict(root["properties"], vectors={"type": "array", "minItems": 1}))
+    import jsonschema     # only for an invalid file (see harness/schemas.py)
+
     problems += schemas.describe_errors(jsonschema.Draft202012Validator(without_vectors), data)
     return problems or ["invalid (no details)"]
 

@@ -149,13 +149,13 @@ class Advice:
 class CorpusScope:
     """What the loaded corpus holds, to tell a stale entry from one about vectors this corpus does not have."""
 
-    def __init__(self, vectors, family_of):
-        self.vectors, self.family_of = vectors, family_of
+    def __init__(self, catalog):
+        self.catalog = catalog      # harness.corpus_cache.Catalog: the whole loaded corpus, by id
 
     # Built on first use: most runs have no unmatched entry to ask about.
     @functools.cached_property
     def ids(self):
-        return {v["id"] for v in self.vectors}
+        return set(self.catalog.meta)
 
     @functools.cached_property
     def prefixes(self):
@@ -164,8 +164,7 @@ class CorpusScope:
 
     @functools.cached_property
     def names(self):
-        return ({("family", f) for f in self.family_of.values()} | {("era", v["era"]) for v in self.vectors}
-                | {("format", v.get("format", "msgpack")) for v in self.vectors})
+        return {(kind, name) for vid in self.catalog.meta for kind, name in self.catalog.scope(vid).items()}
 
     def holds(self, entry):
         """Whether the corpus holds the entry's scope: its family / era / format; for an id, the id or a sibling

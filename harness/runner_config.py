@@ -1,5 +1,6 @@
 """Finds runners: runners/<name>/runner.json gives the command (run with cwd runners/<name>); --command overrides."""
 
+import difflib
 import json
 import shlex
 from dataclasses import dataclass
@@ -46,7 +47,9 @@ def resolve(names, runners_dir, overrides, expected_failures=None):
             argv = _read_command(directory / "runner.json")
         else:
             have = ", ".join(known) or "none"
-            raise ConfigError(f"unknown runner '{name}' (known runners in {runners_dir}: {have}; "
+            close = difflib.get_close_matches(name, known, n=1)
+            hint = f"did you mean '{close[0]}'? " if close else ""
+            raise ConfigError(f"unknown runner '{name}' ({hint}known runners in {runners_dir}: {have}; "
                               f"or give its command with --command {name}='...')")
         cwd = directory if directory.is_dir() else Path.cwd()
         listing = Path(expected_failures[name]) if name in (expected_failures or {}) else directory / "expected-failures.txt"

@@ -39,8 +39,6 @@ class Session:
         self.stderr_log = stderr_log
         self.next_id = 1
         self.proc = None
-        self.validators = {"encode": schemas.validator("protocol.schema.json", "/$defs/encode_response"),
-                           "decode": schemas.validator("protocol.schema.json", "/$defs/decode_response")}
 
     def run(self, ops):
         result = RunnerResult(self.config.name)
@@ -144,7 +142,8 @@ class Session:
                 if outcome is not None:
                     return None, outcome
                 if not schemas.is_valid("protocol.schema.json", f"/$defs/{op.cmd}_response", message):
-                    error = schemas.first_error(self.validators[op.cmd], message)
+                    validator = schemas.validator("protocol.schema.json", f"/$defs/{op.cmd}_response")
+                    error = schemas.first_error(validator, message)
                     problem = f"response violates protocol.schema.json#/$defs/{op.cmd}_response: {error}"
         if problem is None:
             return None, judge(op, message)

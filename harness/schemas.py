@@ -4,10 +4,10 @@ import functools
 import json
 from pathlib import Path
 
-import jsonschema
-from jsonschema.exceptions import best_match
-
 from harness import fast_schema
+
+# jsonschema is imported where it is used: it costs a quarter of a second, and a run whose answers are all valid
+# (and a warm --case rerun) never needs it.
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SCHEMA_DIR = REPO_ROOT / "schema"
@@ -33,6 +33,8 @@ def _store():
 @functools.lru_cache(maxsize=None)
 def validator(schema_name, pointer=""):
     """A validator for schema_name, or for the sub-schema at the JSON pointer (e.g. '/$defs/start_response')."""
+    import jsonschema
+
     root = load(schema_name)
     schema = root if not pointer else {"$ref": root["$id"] + "#" + pointer}
     resolver = jsonschema.RefResolver(base_uri=root.get("$id", ""), referrer=root, store=_store())
@@ -75,6 +77,8 @@ def describe_errors(validator_, instance, limit=10):
 
 
 def first_error(validator_, instance):
+    from jsonschema.exceptions import best_match
+
     error = best_match(validator_.iter_errors(instance))
     if error is None:
         return None
@@ -85,6 +89,8 @@ def first_error(validator_, instance):
 def _cause(error):
     """The most useful error under a oneOf failure: from the one branch whose const / enum checks passed (the
     branch the instance meant, e.g. its 'kind'), else jsonschema's best match."""
+    from jsonschema.exceptions import best_match
+
     if not error.context:
         return error
     branches = {}

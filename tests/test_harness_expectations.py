@@ -170,27 +170,23 @@ def test_ten_thousand_exact_entries_cost_under_half_a_second(tmp_path):
     verdict is looked up and 10,000 become xfail). Prints the figures."""
     import time
 
-    from harness import corpus as corpus_mod, ops, results
+    from harness import corpus as corpus_mod, corpus_cache, ops, results
     from harness.judge import Outcome
     from harness_fixtures.harness_helpers import REPO
 
+    catalog, _ = corpus_cache.open_corpus(REPO / "vectors")
     corpus = corpus_mod.load(REPO / "vectors")
     plan = ops.plan(corpus.vectors)
     outcomes = {op.key: Outcome("fail", "x") for op in plan}
     path = tmp_path / "expected-failures.txt"
     judged = [op for op in plan if op.vector["level"] != "impl"]     # impl-level ops are info, never xfail
     path.write_text("".join(f"{op.vector_id}  {op.name}  known\n" for op in judged[:10000]))
-    by_id = {v["id"]: v for v in corpus.vectors}
-
-    def scope_of(vid):
-        return {"family": corpus.family_of[vid], "era": by_id[vid]["era"], "format": by_id[vid].get("format")}
 
     def timed(listing):
         verdicts = results.build("r", plan, outcomes)
         t0 = time.process_time()     # CPU time: the figure must not depend on what else the machine runs
         entries = expectations.parse(listing)
-        advice = expectations.apply(entries, verdicts, True, scope_of,
-                                    expectations.CorpusScope(corpus.vectors, corpus.family_of))
+        advice = expectations.apply(entries, verdicts, True, catalog.scope, expectations.CorpusScope(catalog))
         return time.process_time() - t0, verdicts, advice
 
     empty = tmp_path / "empty.txt"

@@ -1,0 +1,147 @@
+"""A validated-corpus cache, so that a rerun of one vector (--case ID, -k GLOB) costs milliseconds, not seconds.
+
+Validating the whole corpus (schema, duplicate ids, semantic lint) takes seconds. After a corpus has passed, its
+catalog (every id with its file, era, format and op names; the files' families and versions) is stored under a
+key made of the SHA-256 of every corpus file's bytes and of the code and schemas that validated them: any change
+to either gives another key, so a stale catalog is never used. A warm run hashes the files (tens of ms), reads
+the catalog, and parses only the files holding the selected vectors, without validating them again.
+"""
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from harness import corpus as corpus_mod
+from harness import ops as ops_mod
+from harness import schemas
+
+FORMAT = 1
+KEEP = 8        # catalogs kept per cache directory (the newest)
+# What decides whether a corpus is valid: a change to any of these invalidates every catalog.
+_VALIDATORS = ["harness/corpus.py", "harness/corpus_cache.py", "harness/corpus_lint.py", "harness/fast_schema.py",
+               "harness/schemas.py", "harness/ops.py"]
+
+
+class Catalog:
+    """The whole corpus by id, without the vectors' bodies: vectors(ids) loads the ones a run needs."""
+
+    def __init__(self, files, meta, loader):
+        self.files = files          # [{"path", "corpus_version", "family", "vectors"}] as corpus.Corpus.files
+        self.meta = meta            # id -> [file index, era, format, [op names]], sorted by id
+        self._loader = loader       # [file index] -> {id: vector}
+
+    @property
+    def version(self):
+        versions = sorted({f["corpus_version"] for f in self.files})
+        return versions[0] if versions else None
+
+    @property
+    def ids(self):
+        return list(self.meta)
+
+    def family(self, vector_id):
+        return self.files[self.meta[vector_id][0]]["family"]
+
+    def scope(self, vector_id):
+        _, era, fmt, _ = self.meta[vector_id]
+        return {"family": self.family(vector_id), "era": era, "format": fmt}
+
+    def op_keys(self):
+        return [(vid, op) for vid, m in self.meta.items() for op in m[3]]
+
+    def vectors(self, ids):
+        """The vectors with these ids, sorted by id."""
+        wanted = sorted(set(ids))
+        found = self._loader(sorted({self.meta[vid][0] for vid in wanted}))
+        return [found[vid] for vid in wanted]
+
+
+def open_corpus(path, cache_dir=None):
+    """(Catalog, 'cached' | 'validated'). Without cache_dir, or when the files cannot be hashed, it validates."""
+    path = Path(path)
+    digests = _digests(path) if cache_dir else None
+    if digests is not None:
+        key = _key(digests)
+        stored = _read(Path(cache_dir) / f"{key}.json")
+        if stored is not None:
+            blobs = {name: data for name, (_, data) in digests.items()}
+            names = [f["name"] for f in stored["files"]]
+
+            def parse(indexes):
+                out = {}
+                for i in indexes:
+                    for v in json.loads(blobs[names[i]])["vectors"]:
+                        out[v["id"]] = v
+                return out
+            files = [{k: f[k] for k in ("path", "corpus_version", "family", "vectors")} for f in stored["files"]]
+            return Catalog(files, stored["meta"], parse), "cached"
+    corpus = corpus_mod.load(path)
+    by_id = {v["id"]: v for v in corpus.vectors}
+    meta = {v["id"]: [corpus.file_of[v["id"]], v["era"], v.get("format", "msgpack"),
+                      [op.name for op in ops_mod.ops_for(v)]] for v in corpus.vectors}
+    catalog = Catalog(corpus.files, meta, lambda indexes: by_id)
+    if digests is not None:
+        files = [dict(f, name=Path(f["path"]).name) for f in corpus.files]
+        _write(Path(cache_dir), f"{key}.json", {"format": FORMAT, "files": files, "meta": meta})
+    return catalog, "validated"
+
+
+def _digests(path):
+    """{file name: (sha256, bytes)} of the files corpus.load reads, or None (not plain files: validate instead)."""
+    if path.is_dir():
+        paths = sorted(p for p in path.glob("*.json") if p.name != "manifest.json")
+    elif path.is_file():
+        paths = [path]
+    else:
+        return None
+    out = {}
+    for p in paths:
+        if not p.is_file() or p.is_symlink():      # anything unusual goes through the full, guarded load
+            return None
+        data = p.read_bytes()
+        out[p.name] = (hashlib.sha256(data).hexdigest(), data)
+    return out
+
+
+def _key(digests):
+    h = hashlib.sha256(f"corpus-cache {FORMAT}\n".encode())
+    for name in _VALIDATORS:
+        source = schemas.REPO_ROOT / name
+        if source.is_file():
+            h.update(f"{name} {hashlib.sha256(source.read_bytes()).hexdigest()}\n".encode())
+    for schema in sorted(schemas.SCHEMA_DIR.glob("*.json")):
+        h.update(f"{schema.name} {hashlib.sha256(schema.read_bytes()).hexdigest()}\n".encode())
+    for name, (digest, _) in sorted(digests.items()):
+        h.update(f"{name} {digest}\n".encode())
+    return h.hexdigest()
+
+
+def _read(path):
+    try:
+        stored = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(stored, dict) or stored.get("format") != FORMAT:
+        return None
+    try:
+        os.utime(path)          # recently used: kept by the pruning below
+    except OSError:
+        pass
+    return stored
+
+
+def _write(directory, name, data):
+    """Atomically (a reader never sees half a catalog); a cache that cannot be written is no error."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=".json")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(data, f, separators=(",", ":"))
+        os.replace(tmp, directory / name)
+        old = sorted(directory.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)[KEEP:]
+        for p in old:
+            p.unlink(missing_ok=True)
+    except OSError:
+        pass

@@ -1,0 +1,75 @@
+"""Fast, forgiving reruns: the validated-corpus cache, close-match suggestions, --family, the -k family hint."""
+
+import resource
+import shutil
+import subprocess
+
+from harness_fixtures.harness_helpers import CORPUS, PY, REPO, run
+
+
+def copy_corpus(tmp_path):
+    corpus = tmp_path / "corpus"
+    shutil.copytree(CORPUS, corpus)
+    return corpus
+
+
+def test_cache_is_used_when_warm_and_invalidated_by_any_change(tmp_path):
+    corpus, cache = copy_corpus(tmp_path), tmp_path / "cache"
+    cold = run(tmp_path / "1", "--case", "basic.nil", "--cache-dir", str(cache), corpus=corpus)
+    assert cold.code == 0 and "validated before" not in cold.stderr
+    assert len(list(cache.glob("*.json"))) == 1
+    warm = run(tmp_path / "2", "--case", "basic.nil", "--cache-dir", str(cache), corpus=corpus)
+    assert warm.code == 0 and "validated before (cache" in warm.stderr
+    assert warm.report["verdicts"] == [dict(v) for v in cold.report["verdicts"]]
+    # One byte changed (an invalid era) in one file: a new key, so the file is validated again and refused.
+    path = corpus / "reject.json"
+    path.write_text(path.read_text().replace('"era": "msgpack"', '"era": "msgpakc"', 1))
+    changed = run(tmp_path / "3", "--case", "basic.nil", "--cache-dir", str(cache), corpus=corpus)
+    assert changed.code == 2 and "does not match schema/corpus.schema.json" in changed.stderr
+    # --no-cache validates and writes nothing.
+    fresh = tmp_path / "fresh"
+    assert run(tmp_path / "4", "--no-cache", "--cache-dir", str(fresh), corpus=CORPUS).code == 0
+    assert not fresh.exists()
+
+
+def test_warm_case_rerun_with_the_python_runner_costs_under_a_second(tmp_path):
+    """CPU time of the whole rerun (harness and Python runner), so a busy machine does not decide the figure."""
+    command = [PY, "-m", "harness", "verify", "--runners", "python", "--case", "int.uint64.max", "--no-matrix",
+               "--out", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache")]
+    subprocess.run(command, cwd=REPO, capture_output=True, check=True, timeout=120)     # cold: fills the cache
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=60)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    print(f"\nwarm --case rerun with the python runner: {cpu:.2f} s CPU")
+    assert p.returncode == 0 and "validated before" in p.stderr, p.stdout + p.stderr
+    assert cpu < 1.0
+
+
+def test_unknown_ids_and_runners_get_close_matches(tmp_path):
+    r = run(tmp_path, "--case", "basic.int.smal", "--case", "basic.nil")
+    assert r.code == 0
+    assert "harness: note: --case basic.int.smal: no such vector (did you mean basic.int.small" in r.stderr
+    r = run(tmp_path, "--case", "basic.int.smal")
+    assert r.code == 2 and "matches no vector" in r.stderr
+    r = run(tmp_path, "--dump", "basic.nill")
+    assert r.code == 2 and "--dump basic.nill: no such vector (did you mean basic.nil" in r.stderr
+    r = run(tmp_path, runners="oracel", commands=[], runners_dir=REPO / "runners")
+    r = run(tmp_path, runners="pyton", commands=[], runners_dir=REPO / "runners")
+    assert r.code == 2 and "unknown runner 'pyton' (did you mean 'python'?" in r.stderr
+
+
+def test_family_selector_and_the_k_family_hint(tmp_path):
+    r = run(tmp_path, "--family", "reject")
+    assert {vid for vid, _ in r.verdicts()} == {"reject.truncated.str", "reject.reserved", "reject.encode.int-too-big",
+                                                "reject.impl.depth"}
+    assert r.report["corpus"]["selection"]["patterns"] == ["family:reject"]
+    assert r.report["corpus"]["selection"]["full"] is False
+    r = run(tmp_path, "--family", "rejekt")
+    assert r.code == 2 and "--family rejekt: no such family (did you mean reject?)" in r.stderr
+    # 'basic.*' picks every basic vector: no hint. 'basic.int*' is not a family name: no hint either.
+    assert "use --family" not in run(tmp_path, "-k", "basic.*").stderr
+    assert "use --family" not in run(tmp_path, "-k", "reject.r*").stderr     # no family is called 'reject.r'
+    family_like = run(tmp_path, "-k", "reject.reserved", "-k", "basic")
+    assert ("harness: note: -k basic matches 0 vector ids, but the family 'basic' has 12 vectors" in family_like.stderr
+            and "use --family basic" in family_like.stderr)
