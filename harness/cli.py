@@ -10,7 +10,7 @@ from pathlib import Path
 
 from harness import capabilities, corpus_cache, selection
 from harness import corpus as corpus_mod
-from harness import expectations, junit, manifest, matrix, ops as ops_mod, report, results, schemas, threads
+from harness import expectations, junit, tuple_annotate, manifest, matrix, ops as ops_mod, report, results, schemas, threads
 from harness.diagnosis import annotated
 from harness.runner_config import ConfigError, known_runners, parse_overrides, resolve
 from harness.runner_session import Session
@@ -63,8 +63,13 @@ def parser():
                         "(repeatable); ops outside a runner's claims are 'unclaimed', which alone does not fail")
     v.add_argument("--max-diagnoses", type=int, default=20, metavar="N",
                    help="full diagnoses printed per runner; the rest are one line each (default 20)")
-    a = sub.add_parser("annotate", help="print the MessagePack structure of a hex string")
+    a = sub.add_parser("annotate", help="print the structure of a hex string: MessagePack, or a Binary Tuple format")
     a.add_argument("hex")
+    a.add_argument("--format", default="msgpack", choices=tuple_annotate.FORMATS,
+                   help="what the bytes are (spec 6.2.1; default msgpack): a Binary Tuple, or MessagePack with the "
+                        "tuple inside its bin shown element by element")
+    a.add_argument("--columns", metavar="TYPE,...",
+                   help="the ColumnType of every element (binary-tuple, table-row), e.g. INT32,STRING")
     return p
 
 
@@ -81,13 +86,26 @@ def _main(argv, stdout, stderr):
     args = parser().parse_args(argv)
     try:
         if args.command == "annotate":
-            print("\n".join(annotated(bytes.fromhex(args.hex))), file=stdout)
-            return 0
+            return annotate(args, stdout)
         return verify(args, stdout, stderr)
     except (UsageError, ConfigError, corpus_mod.CorpusError, expectations.ExpectationError,
             manifest.ManifestError, capabilities.RequireError, selection.SelectionError) as e:
         print(f"harness: {e}", file=stderr)
         return 2
+
+
+def annotate(args, stdout):
+    try:
+        data = bytes.fromhex(args.hex)
+    except ValueError as e:
+        raise UsageError(f"annotate: not a hex string ({e})") from None
+    columns = [c.strip() for c in args.columns.split(",") if c.strip()] if args.columns else None
+    if args.format in ("binary-tuple", "table-row") and not columns:
+        raise UsageError(f"annotate --format {args.format} needs --columns (the ColumnType of every element: the "
+                         f"count and the types are not on the wire), e.g. --columns INT32,STRING")
+    lines = annotated(data) if args.format == "msgpack" else tuple_annotate.annotate_format(data, args.format, columns)
+    print("\n".join(lines), file=stdout)
+    return 0
 
 
 def verify(args, stdout, stderr):

@@ -109,8 +109,9 @@ def _encode(vector, response):
                            f"wrote variant '{label}' (encoder_may_emit)", answer="hex", matched=label,
                            output=response["hex"])
     canonical = bytes.fromhex(vector["canonical"])
-    lines = (tuple_annotate.byte_diff(canonical, actual, vector["columns"]) if vector.get("format") == "binary-tuple"
-             else diagnosis.byte_diff(canonical, actual, "canonical"))
+    fmt = vector.get("format", "msgpack")
+    lines = (diagnosis.byte_diff(canonical, actual, "canonical") if fmt == "msgpack"
+             else tuple_annotate.byte_diff(canonical, actual, vector.get("columns"), fmt=fmt))
     also = [label for label, _ in candidates[1:]]
     if also:
         lines.append("also accepted: variant(s) " + ", ".join(also))
@@ -178,7 +179,9 @@ def _reject(vector, op, response):
 
 
 def _annotated(vector, data):
-    """Annotated bytes: a bare Binary Tuple by its offset table, everything else (MessagePack outside) as MessagePack."""
-    if vector.get("format") == "binary-tuple":
-        return tuple_annotate.annotate(data, vector["columns"])
-    return diagnosis.annotated(data)
+    """Annotated bytes: MessagePack by its structure; a Binary Tuple (bare, or in an object's / row's bin) by its
+    offset table and elements."""
+    fmt = vector.get("format", "msgpack")
+    if fmt == "msgpack":
+        return diagnosis.annotated(data)
+    return tuple_annotate.annotate_format(data, fmt, vector.get("columns"))

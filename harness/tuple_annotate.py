@@ -1,14 +1,21 @@
-"""Human-readable Binary Tuple bytes for diagnoses (spec 6.2): header, offset entries, element ranges.
+"""Human-readable Binary Tuple bytes for diagnoses (spec 6.2): header, offset entries, element ranges; and the
+formats that wrap a tuple in MessagePack (object, object-array, table-row), with the tuple inside the bin shown
+element by element.
 
 Best effort on any input: it describes what the bytes say and stops where they stop making sense."""
 
+from harness import msgpack_annotate
 from harness.diagnosis import first_difference
+
+FORMATS = ("msgpack", "binary-tuple", "object", "object-array", "table-row")
+OBJECT_LABELS = ("type id", "scale", "value")      # spec 6.2.5: one object is a 3-element tuple
 
 SIZE_CLASS = {0: 1, 1: 2, 2: 4}
 
 
-def annotate(data, columns, focus=None):
-    """Lines: offset, bytes, what they are; '>' marks the range holding `focus`."""
+def annotate(data, columns, focus=None, origin=0, path=""):
+    """Lines: offset, bytes, what they are; '>' marks the range holding `focus`. origin: where data starts in the
+    bytes shown (a tuple inside a bin), path: what it is there."""
     n = len(columns or [])
     if not data:
         return ["    (no bytes)"]
@@ -41,17 +48,57 @@ def annotate(data, columns, focus=None):
             rows.append((base + start, len(data), "bytes after the last element"))
     lines = []
     for begin, end, note in rows:
-        mark = ">" if focus is not None and begin <= focus < max(end, begin + 1) else " "
-        raw = data[begin:end]
-        shown = " ".join(f"{b:02x}" for b in raw[:16]) + (" ..." if len(raw) > 16 else "")
-        lines.append(f"  {mark} {begin:>5}  {shown:<24}  {note}")
+        lines.append(_line(data[begin:end], origin + begin, origin + end, f"{path}{note}", focus))
     return lines
 
 
-def byte_diff(expected, actual, columns, expected_name="canonical"):
+def _line(raw, begin, end, note, focus):
+    mark = ">" if focus is not None and begin <= focus < max(end, begin + 1) else " "
+    shown = " ".join(f"{b:02x}" for b in raw[:16]) + (" ..." if len(raw) > 16 else "")
+    return f"  {mark} {begin:>5}  {shown:<24}  {note}"
+
+
+def annotate_format(data, fmt, columns=None, focus=None):
+    """Annotated lines for bytes of any vector format: MessagePack outside, the Binary Tuple inside a bin by its
+    elements (object: type id, scale, value; object-array: three per object; table-row: the columns)."""
+    if fmt == "binary-tuple":
+        return annotate(data, columns, focus)
+    segments, _ = msgpack_annotate.annotate(data)
+    if not segments:
+        return ["    (no bytes)"]
+    lines, count = [], None
+    for seg in segments:
+        if seg.kind == "int" and seg.part in ("value", "payload") and seg.path.startswith("[0]") and count is None:
+            count = _int_note(seg.note)         # object-array: the object count before the bin
+        if fmt != "msgpack" and seg.part == "payload" and seg.kind == "bin":
+            labels = _labels(fmt, columns, count)
+            lines.append(_line(data[seg.start:seg.start], seg.start, seg.start, f"{seg.path}: a Binary Tuple of "
+                               f"{len(labels)} elements ({seg.end - seg.start} bytes):", None))
+            lines += annotate(data[seg.start:seg.end], labels, focus, origin=seg.start, path="    ")
+            continue
+        lines.append(_line(data[seg.start:seg.end], seg.start, seg.end, f"{seg.path}  {seg.note}", focus))
+    return lines
+
+
+def _labels(fmt, columns, count):
+    if fmt == "object":
+        return list(OBJECT_LABELS)
+    if fmt == "object-array":
+        return [f"object {i} {label}" for i in range(max(count or 0, 0)) for label in OBJECT_LABELS]
+    return list(columns or [])
+
+
+def _int_note(note):
+    try:
+        return int(note.split()[-1])
+    except (ValueError, IndexError):
+        return None
+
+
+def byte_diff(expected, actual, columns, expected_name="canonical", fmt="binary-tuple"):
     offset = first_difference(expected, actual)
     if offset is None:
         return []
     return ([f"first difference at byte offset {offset}", f"{expected_name} bytes ({len(expected)}): {expected.hex()[:200]}"]
-            + annotate(expected, columns, offset)
-            + [f"actual bytes ({len(actual)}): {actual.hex()[:200]}"] + annotate(actual, columns, offset))
+            + annotate_format(expected, fmt, columns, offset)
+            + [f"actual bytes ({len(actual)}): {actual.hex()[:200]}"] + annotate_format(actual, fmt, columns, offset))

@@ -83,6 +83,7 @@ def main():
     p.add_argument("--name", default="oracle")
     p.add_argument("--ops", default="encode,decode")
     p.add_argument("--eras", default="msgpack,alpha3,alpha4,alpha5,beta1,3.0")
+    p.add_argument("--formats", default="msgpack")
     p.add_argument("--protocol", type=int, default=1)
     p.add_argument("--corpus-majors", default="1")
     p.add_argument("--exit-at-start", action="store_true")
@@ -134,7 +135,8 @@ def main():
         if req["cmd"] == "start":
             write({"protocol": args.protocol, "name": args.name, "language": "python", "library": "oracle",
                    "library_version": "0", "corpus_majors": [int(m) for m in args.corpus_majors.split(",")],
-                   "capabilities": {"ops": args.ops.split(","), "eras": args.eras.split(",")}})
+                   "capabilities": {"ops": args.ops.split(","), "eras": args.eras.split(","),
+                                    "formats": args.formats.split(",")}})
             continue
         if req["cmd"] == "stop":
             break
