@@ -821,7 +821,7 @@ func encodeFormat(format string, values []Value, era string) ([]byte, error) {
 		}
 		return encodeAll([]Value{binValue(writeTuple(parts, nil))})
 	case "object-array":
-		out := []Value{{Type: "int", Value: json.RawMessage(strconv.Quote(strconv.Itoa(len(values))))}}
+		out := []Value{{Type: "int", Value: scalar{str: strconv.Itoa(len(values))}}}
 		if len(values) > 0 {
 			var parts [][]byte
 			for i := range values {
@@ -835,19 +835,18 @@ func encodeFormat(format string, values []Value, era string) ([]byte, error) {
 		}
 		return encodeAll(out)
 	case "table-row":
-		bits := []int{}
+		bits := []json.Number{}
 		parts := make([][]byte, len(values))
 		for i := range values {
 			if values[i].Type == "NO_VALUE" {
-				bits = append(bits, i)
+				bits = append(bits, json.Number(strconv.Itoa(i)))
 			}
 			var err error
 			if parts[i], err = encodeElement(&values[i], "3.0"); err != nil {
 				return nil, err
 			}
 		}
-		rawBits, _ := json.Marshal(bits)
-		return encodeAll([]Value{{Type: "bitmask", Era: era, Bits: rawBits}, binValue(writeTuple(parts, nil))})
+		return encodeAll([]Value{{Type: "bitmask", Era: era, Bits: bitsField{indices: bits}}, binValue(writeTuple(parts, nil))})
 	}
 	return nil, notPerformed("format %q", format)
 }

@@ -7,47 +7,77 @@ import (
 	"strconv"
 )
 
-// Value is one typed value of schema/value.schema.json as a request carries it. Members whose JSON type
-// depends on "type" stay raw: "value" (bool or string) and "bits" (float bit pattern or bitmask indices).
+// Value is one typed value of schema/value.schema.json as a request carries it. Two members have a JSON type
+// that depends on "type": "value" (bool or string) and "bits" (float bit pattern or bitmask indices).
 type Value struct {
-	Type     string          `json:"type"`
-	Value    json.RawMessage `json:"value"`
-	Bits     json.RawMessage `json:"bits"`
-	Hex      string          `json:"hex"`
-	Items    []Value         `json:"items"`
-	Entries  [][2]Value      `json:"entries"`
-	Code     json.Number     `json:"code"`
-	Era      string          `json:"era"`
-	Unscaled string          `json:"unscaled"`
-	Scale    json.Number     `json:"scale"`
-	Year     json.Number     `json:"year"`
-	Month    json.Number     `json:"month"`
-	Day      json.Number     `json:"day"`
-	Hour     json.Number     `json:"hour"`
-	Minute   json.Number     `json:"minute"`
-	Second   json.Number     `json:"second"`
-	Nano     json.Number     `json:"nano"`
-	Seconds  string          `json:"seconds"`
-	Global   string          `json:"global"`
-	Local    string          `json:"local"`
-	Years    json.Number     `json:"years"`
-	Months   json.Number     `json:"months"`
-	Days     json.Number     `json:"days"`
+	Type     string      `json:"type"`
+	Value    scalar      `json:"value"`
+	Bits     bitsField   `json:"bits"`
+	Hex      string      `json:"hex"`
+	Items    []Value     `json:"items"`
+	Entries  [][2]Value  `json:"entries"`
+	Code     json.Number `json:"code"`
+	Era      string      `json:"era"`
+	Unscaled string      `json:"unscaled"`
+	Scale    json.Number `json:"scale"`
+	Year     json.Number `json:"year"`
+	Month    json.Number `json:"month"`
+	Day      json.Number `json:"day"`
+	Hour     json.Number `json:"hour"`
+	Minute   json.Number `json:"minute"`
+	Second   json.Number `json:"second"`
+	Nano     json.Number `json:"nano"`
+	Seconds  string      `json:"seconds"`
+	Global   string      `json:"global"`
+	Local    string      `json:"local"`
+	Years    json.Number `json:"years"`
+	Months   json.Number `json:"months"`
+	Days     json.Number `json:"days"`
 }
 
 // obj is a typed value as a response carries it (encoding/json writes its keys sorted).
 type obj = map[string]any
 
+// scalar is "value": a string (int, str, number, uuid, STRING, ...) or a bool (bool, BOOLEAN).
+type scalar struct {
+	str    string
+	b      bool
+	isBool bool
+}
+
+func (s *scalar) UnmarshalJSON(raw []byte) error {
+	if len(raw) > 0 && raw[0] == '"' {
+		return json.Unmarshal(raw, &s.str)
+	}
+	s.isBool = true
+	return json.Unmarshal(raw, &s.b)
+}
+
+// bitsField is "bits": a float's bit pattern (hex) or a bitmask's indices.
+type bitsField struct {
+	hex     string
+	indices []json.Number
+}
+
+func (f *bitsField) UnmarshalJSON(raw []byte) error {
+	if len(raw) > 0 && raw[0] == '"' {
+		return json.Unmarshal(raw, &f.hex)
+	}
+	return json.Unmarshal(raw, &f.indices)
+}
+
 func (v *Value) boolValue() (bool, error) {
-	var b bool
-	err := json.Unmarshal(v.Value, &b)
-	return b, err
+	if !v.Value.isBool {
+		return false, notPerformed("%s: value is not a bool", v.Type)
+	}
+	return v.Value.b, nil
 }
 
 func (v *Value) text() (string, error) {
-	var s string
-	err := json.Unmarshal(v.Value, &s)
-	return s, err
+	if v.Value.isBool {
+		return "", notPerformed("%s: value is not a string", v.Type)
+	}
+	return v.Value.str, nil
 }
 
 // bigValue reads "value" as a decimal-string integer of any size.
@@ -59,17 +89,9 @@ func (v *Value) bigValue() (*big.Int, error) {
 	return bigInt(s)
 }
 
-func (v *Value) bitsText() (string, error) {
-	var s string
-	err := json.Unmarshal(v.Bits, &s)
-	return s, err
-}
+func (v *Value) bitsText() (string, error) { return v.Bits.hex, nil }
 
-func (v *Value) bitIndices() ([]json.Number, error) {
-	var bits []json.Number
-	err := json.Unmarshal(v.Bits, &bits)
-	return bits, err
-}
+func (v *Value) bitIndices() ([]json.Number, error) { return v.Bits.indices, nil }
 
 func (v *Value) payload() ([]byte, error) { return hex.DecodeString(v.Hex) }
 
