@@ -1,10 +1,10 @@
 """Verify speed: the warm `make verify` against its floor, and each runner's steady-state throughput.
 
-    /usr/bin/python3 bench/verify_speed.py [--reps 3] [--copies 10] [--runners python,java,cpp,js] [--quick]
+    /usr/bin/python3 bench/verify_speed.py [--reps 3] [--copies 10] [--runners python,java,cpp,js,go] [--quick]
 
 1. Warm `make verify` (every runner, the whole corpus, builds up to date: one untimed run first), --reps times.
-2. The floor: per runner, its bare runtime starting and parsing every corpus file once (bench/floor/), all four
-   started at once as the harness starts its runners (also shown one by one). Ratio = verify / floor; goal <= 1.5.
+2. The floor: per runner, its bare runtime starting and parsing every corpus file once (bench/floor/), all of
+   them started at once as the harness starts its runners (also shown one by one). Ratio = verify / floor; goal <= 1.5.
 3. Throughput per runner after start-up: the runner alone fed every request of the corpus from a file, at 1x, 3x
    and 10x the corpus (copies with new ids); the slope between sizes is vectors/s with start-up subtracted.
    The same through the harness (`--corpus` on the 1x and 10x copies). Goal: >= 100,000 vectors/s per runner.
@@ -54,7 +54,8 @@ def floor_commands(corpus):
     return {"python": [PY, "bench/floor/read_corpus.py", corpus],
             "java": ["java", *jvm_flags, "-cp", JAVA_FLOOR_CP, "ReadCorpus", corpus],
             "cpp": ["bench/build/read_corpus", corpus],
-            "js": ["node", "bench/floor/read_corpus.mjs", corpus]}
+            "js": ["node", "bench/floor/read_corpus.mjs", corpus],
+            "go": ["bench/build/read_corpus_go", corpus]}
 
 
 def build_prerequisites(runners):
@@ -200,7 +201,7 @@ def machine():
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runners", default="python,java,cpp,js")
+    ap.add_argument("--runners", default="python,java,cpp,js,go")
     ap.add_argument("--reps", type=int, default=3, help="timed repetitions of each measurement (3)")
     ap.add_argument("--copies", type=int, default=10, help="size of the big synthetic corpus (10x)")
     ap.add_argument("--quick", action="store_true", help="skip the harness at 10x (the slowest part)")
@@ -238,7 +239,7 @@ def main():
         for n, s in res["floor_each"].items():
             print(f"  floor {n:6}: {fmt_seconds(s)}, CPU {res['floor_each_cpu'][n]['median']:.2f} s")
         print(f"floor (all started at once): {fmt_seconds(res['floor'])}; "
-              f"sum of the four alone: {sum(s['median'] for s in res['floor_each'].values()):.2f} s; "
+              f"sum of them alone: {sum(s['median'] for s in res['floor_each'].values()):.2f} s; "
               f"CPU {res['floor_cpu']:.2f} s")
         print(f"ratio verify / floor = {res['ratio']:.1f} wall, {res['ratio_cpu']:.1f} CPU (goal <= {RATIO_GOAL})")
 
@@ -321,7 +322,7 @@ def markdown(res, runners, sizes, copies, quick):
     for n, s in res["floor_each"].items():
         lines.append(f"| floor {n}: bare start-up + one corpus parse | {s['median']:.2f} s | "
                      f"{s['min']:.2f} - {s['max']:.2f} s | {res['floor_each_cpu'][n]['median']:.2f} s | {s['n']} |")
-    lines += [f"| floor, all four at once | {f['median']:.2f} s | {f['min']:.2f} - {f['max']:.2f} s | "
+    lines += [f"| floor, all at once | {f['median']:.2f} s | {f['min']:.2f} - {f['max']:.2f} s | "
               f"{res['floor_cpu']:.2f} s | {f['n']} |",
               "", f"**Ratio verify / floor: {res['ratio']:.1f} wall, {res['ratio_cpu']:.1f} CPU** (goal <= {RATIO_GOAL}).",
               "", f"Throughput (slope over {', '.join(f'{k}x' for k in sizes)} copies of the corpus, so start-up drops "
@@ -342,7 +343,7 @@ def markdown(res, runners, sizes, copies, quick):
             cells.append(f"{h['vectors_per_s']:,.0f} ({h['vectors_per_cpu_s']:,.0f})")
         lines.append(f"| {n} | " + " | ".join(cells) + " |")
     sp, pr = res["split"], res["profile"]
-    lines += ["", f"One in-process run of all four: wall {sp['wall']:.2f} s, harness CPU {sp['harness_cpu']:.2f} s "
+    lines += ["", f"One in-process run of all runners: wall {sp['wall']:.2f} s, harness CPU {sp['harness_cpu']:.2f} s "
               f"(one Python process), runner CPU {sp['runner_cpu']:.2f} s.", "",
               f"Harness profile over `{pr['runner']}` (cProfile, tottime by module):", "",
               "| where | seconds | share of busy |", "|---|---|---|"]
