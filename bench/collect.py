@@ -2,7 +2,7 @@
 
     /usr/bin/python3 bench/collect.py bench/out
 
-Reads <out>/python.jsonl, java.jsonl, js.jsonl, go.jsonl (one JSON line per case/op/path) and cpp.json (Google
+Reads <out>/python.jsonl, java.jsonl, js.jsonl, go.jsonl, rust.jsonl (one JSON line per case/op/path) and cpp.json (Google
 Benchmark's JSON with repetitions; the median, min and max of its per-repetition items_per_second are taken
 here, as the other languages do).
 """
@@ -14,7 +14,7 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-LANGS = ["python", "java", "cpp", "js", "go"]
+LANGS = ["python", "java", "cpp", "js", "go", "rust"]
 CASE_ORDER = ["primitives", "sql-request", "pojo-named", "pojo-positional", "person"]
 BLOCKED = "C# (MessagePack-CSharp): blocked, the package cannot be restored from the NuGet feed here"
 SEED_SIZES = "protobuf-net 1048, Ignite raw 1067, Ignite 1076"
@@ -22,7 +22,7 @@ SEED_SIZES = "protobuf-net 1048, Ignite raw 1067, Ignite 1076"
 
 def load(out):
     rows = []
-    for lang in ("python", "java", "js", "go"):
+    for lang in ("python", "java", "js", "go", "rust"):
         path = out / f"{lang}.jsonl"
         if path.exists():
             rows += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

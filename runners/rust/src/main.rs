@@ -31,7 +31,7 @@ fn start_response(reg: &Registry) -> Value {
         "name": "rust",
         "language": format!("rust {}", env!("RUNNER_RUSTC_VERSION")),
         "library": "rmp",
-        "library_version": env!("RUNNER_RMP_VERSION"),
+        "library_version": ignite_runner::RMP_VERSION,
         "corpus_majors": CORPUS_MAJORS,
         "capabilities": {
             "ops": ["encode", "decode"],
