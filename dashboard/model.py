@@ -87,11 +87,14 @@ def _cross(matrix):
         return None
     return {"producers": matrix["producers"], "consumers": matrix["consumers"], "cells": [
         {"producer": c["producer"], "consumer": c["consumer"],
-         "counts": {k: c[k] for k in ("pass", "fail", "xfail") if c.get(k)},
+         "counts": {k: c[k] for k in ("pass", "fail", "xfail", "fault") if c.get(k)},
          "no_bytes": c.get("no_bytes", 0),
          "failing": [{"vector": v, "verdict": "fail",
                       "detail": f"{c['consumer']} did not read {c['producer']}'s bytes as the vector's values"}
-                     for v in c["failing"]]}
+                     for v in c["failing"]] +
+                    [{"vector": v, "verdict": "crash",
+                      "detail": f"{c['consumer']} crashed, timed out or broke the protocol on {c['producer']}'s bytes"}
+                     for v in c.get("faulting", [])]}
         for c in matrix["cells"]]}
 
 

@@ -8,7 +8,8 @@ const VECTORS = new Map(DATA.vectors.map(v => [v.id, v]));
 const STATE_TEXT = {pass: "✓ pass", info: "i info", xfail: "≈ expected failure", fail: "✗ fail",
                     crash: "‼ crash", unclaimed: "∅ unclaimed", none: "– not run"};
 const VERDICT_STATE = {pass: "pass", info: "info", xfail: "xfail", fail: "fail", xpass: "fail", skip: "fail",
-                       crash: "crash", timeout: "crash", "protocol-error": "crash", unclaimed: "unclaimed"};
+                       crash: "crash", timeout: "crash", "protocol-error": "crash", abandoned: "crash", fault: "crash",
+                       unclaimed: "unclaimed"};
 const SEVERITY = ["crash", "fail", "xfail", "unclaimed", "info", "pass"];
 
 // el("td", {class: "x", onclick: f}, child, "text", ...): a DOM element; text is never parsed as HTML.
@@ -61,7 +62,8 @@ function renderHeader() {
 }
 
 function renderRunners() {
-  const cols = ["pass", "info", "xfail", "fail", "xpass", "skip", "crash", "timeout", "protocol-error", "unclaimed"];
+  const cols = ["pass", "info", "xfail", "fail", "xpass", "skip", "crash", "timeout", "protocol-error", "abandoned",
+                "unclaimed"];
   table($("runner-table"),
     ["runner", "state", "language", "library", ...cols.map(c => ({text: c, num: true})), "restarts", "stale"],
     DATA.runners.map(r => el("tr", {},

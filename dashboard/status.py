@@ -5,13 +5,14 @@ STATE = {
     "pass": "pass", "info": "info",
     "xfail": "xfail",
     "fail": "fail", "xpass": "fail", "skip": "fail",
-    "crash": "crash", "timeout": "crash", "protocol-error": "crash",
+    "crash": "crash", "timeout": "crash", "protocol-error": "crash", "abandoned": "crash",
     "unclaimed": "unclaimed",
 }
 # Worst first: the state of a group of verdicts is the worst state in it.
 SEVERITY = ("crash", "fail", "xfail", "unclaimed", "info", "pass")
-FAILING = ("fail", "xpass", "skip", "crash", "timeout", "protocol-error")
-VERDICTS = ("pass", "fail", "xfail", "xpass", "skip", "crash", "timeout", "protocol-error", "info", "unclaimed")
+FAILING = ("fail", "xpass", "skip", "crash", "timeout", "protocol-error", "abandoned")
+VERDICTS = ("pass", "fail", "xfail", "xpass", "skip", "crash", "timeout", "protocol-error", "abandoned", "info",
+            "unclaimed")
 
 
 def worst(verdicts):

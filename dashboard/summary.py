@@ -31,7 +31,7 @@ def render(data, dashboard_url="dashboard.html"):
              f"{sel['vectors']} vectors, {sel['ops']} operations per runner"
              + ("" if sel["full"] else " (a selection, not the whole corpus)")
              + f" · [dashboard]({dashboard_url})", "",
-             "| runner | library | pass | expected failures | fail | crash / timeout / protocol | "
+             "| runner | library | pass | expected failures | fail | crash / timeout / protocol / abandoned | "
              "skip / xpass | unclaimed | stale | status |",
              "|---|---|--:|--:|--:|--:|--:|--:|--:|---|"]
     unmet = []
@@ -45,7 +45,8 @@ def render(data, dashboard_url="dashboard.html"):
             status = "💥 did not start"
         lines.append("| " + " | ".join(_cell(x) for x in (
             r["name"], lib, c["pass"] + c["info"], c["xfail"], c["fail"],
-            c["crash"] + c["timeout"] + c["protocol-error"], c["skip"] + c["xpass"], c.get("unclaimed", 0),
+            c["crash"] + c["timeout"] + c["protocol-error"] + c.get("abandoned", 0), c["skip"] + c["xpass"],
+            c.get("unclaimed", 0),
             len(r["expectations"]["stale"]), status)) + " |")
         for requirement in r.get("unmet_requirements") or []:
             unmet.append(f"- {_cell(r['name'])}: does not claim `{requirement}` (required with --require)")

@@ -5,6 +5,7 @@ import queue
 from harness import threads
 from harness.judge import Outcome
 from harness.ops import unsupported
+from harness.runner_process import StderrLog
 from harness.runner_session import RunnerResult, Session, StartError
 
 
@@ -14,7 +15,7 @@ class Pool:
         self.configs = configs
         self.restarts = {c.name: 0 for c in configs}
         self.info = {}
-        self._logs = [open(log_dir / f"{c.name}.stderr.log", "w", encoding="utf-8") for c in configs]
+        self._logs = [StderrLog(log_dir / f"{c.name}.stderr.log") for c in configs]
         self._sessions = [Session(c, corpus_version, timeout, start_timeout, window, log)
                           for c, log in zip(configs, self._logs)]
         self._jobs = [queue.Queue() for _ in configs]

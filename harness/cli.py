@@ -1,19 +1,26 @@
 """Command line: python3 -m harness verify --runners a,b [options]   (and: annotate HEX).
 
 Exit status: 0 when nothing fails the run, 1 when something does, 2 for usage and configuration errors
-(invalid corpus, unknown runner, bad expected-failures file, empty selection).
+(invalid corpus, unknown runner, bad expected-failures file, empty selection), 3 for an internal error of the
+harness, 130 / 143 when SIGINT / SIGTERM stopped the run. With 3, 130 and 143 report.json and junit.xml hold
+the verdicts gathered so far (report.json says "incomplete"), when the harness got as far as running runners.
 """
 
 import argparse
+import math
+import signal
 import sys
+import threading
+import traceback
 from pathlib import Path
 
 from harness import capabilities, corpus_cache, selection
 from harness import corpus as corpus_mod
-from harness import expectations, junit, tuple_annotate, manifest, matrix, ops as ops_mod, report, results, schemas, threads
+from harness import expectations, journal, junit, tuple_annotate, manifest, matrix, ops as ops_mod, report, results, schemas, threads
 from harness.diagnosis import annotated
 from harness.runner_config import ConfigError, known_runners, parse_overrides, resolve
-from harness.runner_session import Session
+from harness.runner_process import STOP, StderrLog, stop_all
+from harness.runner_session import MAX_FAULTS, RunnerResult, Session
 
 DEFAULT_CORPUS = schemas.REPO_ROOT / "vectors"
 DEFAULT_RUNNERS = schemas.REPO_ROOT / "runners"
@@ -21,8 +28,28 @@ DEFAULT_CACHE = schemas.REPO_ROOT / "out" / ".corpus-cache"      # out/ is not t
 MAX_FAILURE_LINES = 200      # per runner, one line each
 
 
+INTERNAL_ERROR = 3
+_signals = []       # signals received by this run
+
+
 class UsageError(Exception):
     pass
+
+
+def _number(kind, low, high):
+    """An argparse type: a finite number of `kind` in [low, high]."""
+    def parse(text):
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a{'n integer' if kind is int else ' number'}")
+        if not math.isfinite(value) or not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{text!r} is out of range: expected {low:g} to {high:g}")
+        return value
+    return parse
+
+
+SECONDS = _number(float, 0.001, 86400)
 
 
 def parser():
@@ -43,8 +70,8 @@ def parser():
     v.add_argument("--cache-dir", default=str(DEFAULT_CACHE),
                    help="where validated-corpus catalogs are kept (default: out/.corpus-cache in the repository)")
     v.add_argument("--no-cache", action="store_true", help="validate the whole corpus, use and write no cache")
-    v.add_argument("--timeout", type=float, default=10.0, metavar="SECONDS", help="per-request timeout (10)")
-    v.add_argument("--start-timeout", type=float, metavar="SECONDS",
+    v.add_argument("--timeout", type=SECONDS, default=10.0, metavar="SECONDS", help="per-request timeout (10)")
+    v.add_argument("--start-timeout", type=SECONDS, metavar="SECONDS",
                    help="time a runner may take to answer 'start' (default: 3 x --timeout)")
     v.add_argument("--command", action="append", default=[], metavar="NAME=SHELL-WORDS",
                    help="run runner NAME with this command instead of its runner.json (repeatable)")
@@ -55,13 +82,17 @@ def parser():
                    help="where runner directories live (default: runners/)")
     v.add_argument("--require-manifest", action="store_true",
                    help="refuse a corpus directory without manifest.json (a directory with one is always checked)")
-    v.add_argument("--window", type=int, default=8, help="requests in flight per runner (default 8)")
+    v.add_argument("--window", type=_number(int, 1, 1024), default=8,
+                   help="requests in flight per runner (1 to 1024, default 8)")
+    v.add_argument("--max-faults", type=_number(int, 1, 1_000_000), default=MAX_FAULTS, metavar="K",
+                   help=f"give a runner up after K crashes or timeouts in a row: its remaining ops are "
+                        f"'abandoned' (default {MAX_FAULTS})")
     v.add_argument("--no-matrix", action="store_true",
                    help="skip the producer x consumer matrix (each runner decoding the others' encode output)")
     v.add_argument("--require", action="append", default=[], metavar="KEY=VALUE,...",
                    help="capabilities every runner must claim, e.g. era=3.0,format=binary-tuple,op=encode "
                         "(repeatable); ops outside a runner's claims are 'unclaimed', which alone does not fail")
-    v.add_argument("--max-diagnoses", type=int, default=20, metavar="N",
+    v.add_argument("--max-diagnoses", type=_number(int, 0, 1_000_000), default=20, metavar="N",
                    help="full diagnoses printed per runner; the rest are one line each (default 20)")
     a = sub.add_parser("annotate", help="print the structure of a hex string: MessagePack, or a Binary Tuple format")
     a.add_argument("hex")
@@ -76,9 +107,31 @@ def parser():
 def main(argv, stdout=None, stderr=None):
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     box = []
-    # The work runs on a thread with a large stack: deeply nested vectors recurse through validation and judging.
-    threads.run_all([lambda: box.append(_main(argv, stdout, stderr))])
-    return box[0] if box else 3
+    STOP.clear()
+    _signals.clear()
+    # SIGINT / SIGTERM: kill every runner now; the work thread then writes what it has and returns.
+    old = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            old[sig] = signal.signal(sig, _on_signal)
+    try:
+        # The work runs on a thread with a large stack: deeply nested vectors recurse through validation and
+        # judging.
+        threads.run_all([lambda: box.append(_main(argv, stdout, stderr))])
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+    return box[0] if box else INTERNAL_ERROR
+
+
+def _on_signal(signum, frame):
+    _signals.append(signum)
+    stop_all()
+
+
+def _interrupted():
+    """'interrupted by SIGINT' (or SIGTERM) once a signal stopped the run, else None."""
+    return f"interrupted by {signal.Signals(_signals[0]).name}" if _signals else None
 
 
 def _main(argv, stdout, stderr):
@@ -145,47 +198,75 @@ def verify(args, stdout, stderr):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     start_timeout = args.start_timeout or 3 * args.timeout
-    runs = run_all(configs, plan, catalog.version, args, start_timeout, out)
+    log = journal.Journal(out / "verdicts.jsonl", catalog.version, [c.name for c in configs], len(plan))
+    incomplete = None
+    try:
+        runs, error = run_all(configs, plan, catalog.version, args, start_timeout, out, log.add)
+        incomplete = _interrupted() or (error and _internal_error(error, stderr))
+        complete = incomplete is None
+        final = []
+        for config, result in runs:
+            result.unmet = capabilities.unmet(required, result.info) if result.info else []
+            verdicts = results.build(config.name, plan, result.outcomes)
+            advice = expectations.apply(entries[config.name], verdicts, full_run and complete, scope_of,
+                                        corpus_scope)
+            final.append((config, result, verdicts, advice))
 
-    final = []
-    for config, result in runs:
-        result.unmet = capabilities.unmet(required, result.info) if result.info else []
-        verdicts = results.build(config.name, plan, result.outcomes)
-        advice = expectations.apply(entries[config.name], verdicts, full_run, scope_of, corpus_scope)
-        final.append((config, result, verdicts, advice))
-
-    chosen = {"cases": args.case, "patterns": args.patterns + [f"family:{f}" for f in args.family],
-              "full": full_run, "vectors": len(selected), "ops": len(plan)}
-    grid = None
-    if len(final) > 1 and not args.no_matrix:
-        grid = matrix.run(final, plan, catalog.version, args.timeout, start_timeout, args.window, out)
-    rep = report.build(catalog, registry_version, chosen, final)
-    if grid:
-        matrix.add_to_report(rep, grid)
-    report.write(out / "report.json", rep)
-    junit.write(out / "junit.xml", [(config.name, verdicts) for config, _, verdicts, _ in final])
-    print_results(final, args.max_diagnoses, full_run, stdout)
+        chosen = {"cases": args.case, "patterns": args.patterns + [f"family:{f}" for f in args.family],
+                  "full": full_run, "vectors": len(selected), "ops": len(plan)}
+        grid = None
+        if len(final) > 1 and not args.no_matrix and complete:
+            try:
+                grid = matrix.run(final, plan, catalog.version, args.timeout, start_timeout, args.window, out,
+                                  args.max_faults)
+            except Exception as e:      # noqa: BLE001 - the per-runner verdicts are still written
+                incomplete = _interrupted() or _internal_error(e, stderr)
+            incomplete = incomplete or _interrupted()
+            if incomplete:
+                grid = None
+        rep = report.build(catalog, registry_version, chosen, final, incomplete)
+        if grid:
+            matrix.add_to_report(rep, grid)
+        report.write(out / "report.json", rep)
+        junit.write(out / "junit.xml", [(config.name, verdicts) for config, _, verdicts, _ in final])
+    finally:
+        log.close(incomplete or "complete")
+    print_results(final, args.max_diagnoses, full_run and not incomplete, stdout)
     if grid:
         matrix.print_matrix(grid, args.max_diagnoses, lambda text: print(text, file=stdout))
     totals = rep["totals"]
-    print(f"reports: {out / 'report.json'}, {out / 'junit.xml'}", file=stderr)
+    print(f"reports: {out / 'report.json'}, {out / 'junit.xml'}, {out / 'verdicts.jsonl'}", file=stderr)
+    if incomplete:
+        print(f"INCOMPLETE: {incomplete}; {rep['incomplete']['missing']} verdicts missing "
+              f"(report.json holds the ones gathered)", file=stdout)
     print(f"{totals['passed']} passed, {totals['failed']} failed", file=stdout)
+    if incomplete:
+        return 128 + _signals[0] if _signals else INTERNAL_ERROR
     return 0 if totals["failed"] == 0 else 1
 
 
-def run_all(configs, plan, corpus_version, args, start_timeout, out):
-    """One thread per runner; results in the order the runners were named."""
-    results_ = [None] * len(configs)
-    logs = [open(out / f"{c.name}.stderr.log", "w", encoding="utf-8") for c in configs]
+def _internal_error(error, stderr):
+    """Prints a harness bug's traceback; the words report.json's "incomplete" gives for it."""
+    traceback.print_exception(type(error), error, error.__traceback__, file=stderr)
+    return f"internal error: {type(error).__name__}: {str(error)[:300]}"
+
+
+def run_all(configs, plan, corpus_version, args, start_timeout, out, on_outcome=None):
+    """One thread per runner; ([(config, RunnerResult)] in the order the runners were named, the first harness
+    error or None). A result holds the outcomes gathered so far when its session failed or was interrupted."""
+    results_ = [RunnerResult(c.name) for c in configs]
+    logs = [StderrLog(out / f"{c.name}.stderr.log") for c in configs]
 
     errors = []
 
     def work(i):
         try:
-            session = Session(configs[i], corpus_version, args.timeout, start_timeout, args.window, logs[i])
-            results_[i] = session.run(plan)
+            session = Session(configs[i], corpus_version, args.timeout, start_timeout, args.window, logs[i],
+                              args.max_faults, on_outcome)
+            session.run(plan, results_[i])
         except BaseException as e:     # a harness bug: report it after the other runners finish
             errors.append(e)
+            stop_all()                 # the run is incomplete anyway: do not wait for the other runners
 
     # Compile the response checks once, before the threads share them.
     for cmd in ("start", "encode", "decode"):
@@ -194,14 +275,12 @@ def run_all(configs, plan, corpus_version, args, start_timeout, out):
     threads.run_all([lambda i=i: work(i) for i in range(len(configs))])
     for log in logs:
         log.close()
-    if errors:
-        raise errors[0]
-    return list(zip(configs, results_))
+    return list(zip(configs, results_)), (errors[0] if errors else None)
 
 
 # Full diagnoses go to the worst verdicts first; within one kind, in vector order.
 SEVERITY = ("crash", "fail", "protocol-error", "timeout", "xpass")
-GROUPED = ("unclaimed", "skip")     # one line per reason, with a count: the same cause, many ops
+GROUPED = ("unclaimed", "skip", "abandoned")     # one line per reason, with a count: the same cause, many ops
 EXAMPLES = 3                        # ids shown on a grouped line
 
 
@@ -282,6 +361,8 @@ def closing_line(config, result, verdicts, advice):
     if result.info:
         who += f" ({result.info['language']}, {result.info['library']} {result.info['library_version']})"
     restarts = f"; {result.restarts} restart{'s' if result.restarts != 1 else ''}" if result.restarts else ""
+    if result.abandoned:
+        restarts += f"; {result.abandoned}"
     return f"{who}: {', '.join(parts)}{restarts}"
 
 

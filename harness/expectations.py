@@ -186,9 +186,9 @@ def apply(entries, verdicts, full_run, scope_of=None, corpus_scope=None):
         if v.verdict in ("info", "unclaimed"):  # never failures (impl level, not claimed): never expected to fail
             continue
         hits = index.hits(v.vector, v.op, scope_of(v.vector) if scoped and scope_of else None)
-        if hits:
-            for e in hits:
-                e.matched.append(v)
+        for e in hits:
+            e.matched.append(v)
+        if hits and v.verdict != "abandoned":     # an op never sent says nothing for or against the entry
             first = min(hits, key=lambda e: e.line_no)
             v.expectation = f"{first.where}: {first.reason}"
             v.verdict = "xfail" if v.verdict in RAW_FAILING else "xpass"

@@ -2,7 +2,8 @@
 
 import xml.etree.ElementTree as ET
 
-from harness.results import FAILING
+from harness import atomic
+from harness.results import FAILING, FAULTS
 
 
 def write(path, runs):
@@ -10,7 +11,7 @@ def write(path, runs):
     root = ET.Element("testsuites")
     for name, verdicts in runs:
         failures = sum(v.verdict in ("fail", "xpass", "skip") for v in verdicts)
-        errors = sum(v.verdict in ("crash", "timeout", "protocol-error") for v in verdicts)
+        errors = sum(v.verdict in FAULTS for v in verdicts)
         skipped = sum(v.verdict in ("xfail", "unclaimed") for v in verdicts)
         suite = ET.SubElement(root, "testsuite", name=name, tests=str(len(verdicts)), failures=str(failures),
                               errors=str(errors), skipped=str(skipped))
@@ -20,7 +21,7 @@ def write(path, runs):
             text = "\n".join([v.detail] + v.diagnosis)
             if v.verdict in FAILING:
                 # Transport faults are errors (the runner broke); wrong answers and skips are failures.
-                tag = "error" if v.verdict in ("crash", "timeout", "protocol-error") else "failure"
+                tag = "error" if v.verdict in FAULTS else "failure"
                 element = ET.SubElement(case, tag, type=v.verdict, message=_clean(f"{v.verdict}: {v.detail}"))
                 element.text = _clean(text)
             elif v.verdict == "xfail":
@@ -29,7 +30,7 @@ def write(path, runs):
                 ET.SubElement(case, "skipped", message=_clean(f"unclaimed: {v.detail}"))
             elif v.verdict == "info":
                 ET.SubElement(case, "system-out").text = _clean(f"impl-level, {v.outcome}: {v.detail}")
-    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+    atomic.write(path, lambda tmp: ET.ElementTree(root).write(tmp, encoding="utf-8", xml_declaration=True))
 
 
 def _clean(text):

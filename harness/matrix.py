@@ -10,6 +10,9 @@ One cell per ordered pair (producer, consumer), producer != consumer; each value
             - the vector is impl-level (recorded, never a failure).
   fail      a disagreement no per-runner verdict records: the consumer mis-reads bytes that the producer wrote
             and the corpus accepts (a NaN-class payload), or answers the same bytes differently than in its own op.
+  fault     the consumer crashed, timed out, broke the protocol or was given up ('abandoned') on a decode sent
+            for the matrix: counted, shown, and failing the run (a consumer that never started is not counted
+            again: its own verdicts already say so).
 Each consumer decodes each distinct (vector, bytes) once, however many producers wrote them. Bytes that are the
 vector's canonical bytes or one of its variants are not sent again: the consumer already decoded exactly them in
 its own op (decode / decode[<label>]), and that outcome stands for the cell (runners answer the same bytes the
@@ -23,12 +26,15 @@ from dataclasses import dataclass, field
 from harness import threads
 from harness.judge import Outcome
 from harness.ops import Op
-from harness.runner_session import Session
+from harness.results import FAULTS
+from harness.runner_process import StderrLog
+from harness.runner_session import MAX_FAULTS, Session
 
 # Own outcomes that are the runner's answer to the bytes (or the capability rule): a second request would repeat
 # them. A crash, timeout or protocol error may have been the process's state at the time: those bytes are re-sent.
 REUSABLE = ("pass", "fail", "skip", "unclaimed")
 SHOWN_PER_CELL = 5          # failing vector ids printed per cell (all of them are in report.json)
+NOT_STARTED = "runner did not start"
 
 
 @dataclass
@@ -39,13 +45,16 @@ class Cell:
     failed: int = 0
     xfailed: int = 0
     no_bytes: int = 0
+    faulted: int = 0
     fresh_passed: int = 0   # passes judged on a decode sent for the matrix (not a reused own verdict)
     failing: list = field(default_factory=list)         # vector ids
+    faulting: list = field(default_factory=list)        # vector ids counted in faulted
     diagnoses: list = field(default_factory=list)       # (vector id, Outcome) of the failing ones
 
     def as_json(self):
         return {"producer": self.producer, "consumer": self.consumer, "pass": self.passed, "fail": self.failed,
-                "xfail": self.xfailed, "no_bytes": self.no_bytes, "failing": self.failing}
+                "xfail": self.xfailed, "no_bytes": self.no_bytes, "fault": self.faulted, "failing": self.failing,
+                "faulting": self.faulting}
 
 
 @dataclass
@@ -64,10 +73,10 @@ class Matrix:
 
     @property
     def failed(self):
-        return sum(c.failed for c in self.cells)
+        return sum(c.failed + c.faulted for c in self.cells)
 
 
-def run(final, plan, corpus_version, timeout, start_timeout, window, out):
+def run(final, plan, corpus_version, timeout, start_timeout, window, out, max_faults=MAX_FAULTS):
     """final: [(config, RunnerResult, [Verdict], Advice)] of the per-runner run over plan."""
     names = [config.name for config, *_ in final]
     encodes = [op for op in plan if op.name == "encode" and op.vector["kind"] == "value"]
@@ -93,7 +102,7 @@ def run(final, plan, corpus_version, timeout, start_timeout, window, out):
                     ops.setdefault((op.vector_id, hex_), _decode_op(op.vector, hex_))
         requests[config.name], reused[config.name] = ops, known
     outcomes = _decode_all([(config, result, requests[config.name]) for config, result, _, _ in final],
-                           corpus_version, timeout, start_timeout, window, out)
+                           corpus_version, timeout, start_timeout, window, out, max_faults)
 
     cells = []
     for producer in names:
@@ -116,6 +125,10 @@ def run(final, plan, corpus_version, timeout, start_timeout, window, out):
                     cell.fresh_passed += fresh
                 elif verdict == "xfail":
                     cell.xfailed += 1
+                elif verdict == "fault":
+                    cell.faulted += 1
+                    cell.faulting.append(op.vector_id)
+                    cell.diagnoses.append((op.vector_id, outcome))
                 else:
                     cell.failed += 1
                     cell.failing.append(op.vector_id)
@@ -143,6 +156,8 @@ def _corpus_op(vector, hex_):
 def _classify(vector, hex_, outcome, own, producer, consumer):
     if outcome.verdict == "pass":
         return "pass"
+    if outcome.verdict in FAULTS and outcome.detail != NOT_STARTED:
+        return "fault"
     if vector["level"] == "impl":
         return "xfail"
     same_op = _corpus_op(vector, hex_)
@@ -151,7 +166,7 @@ def _classify(vector, hex_, outcome, own, producer, consumer):
     return "xfail" if own[(producer, vector["id"], "encode")].outcome != "pass" else "fail"
 
 
-def _decode_all(work, corpus_version, timeout, start_timeout, window, out):
+def _decode_all(work, corpus_version, timeout, start_timeout, window, out, max_faults):
     """{consumer: {op.key: Outcome}}; one thread per consumer, as the per-runner run."""
     found, errors = {}, []
 
@@ -161,10 +176,10 @@ def _decode_all(work, corpus_version, timeout, start_timeout, window, out):
                 found[config.name] = {}
                 return
             if first_result.start_error:    # it never started in the main run: do not wait for it again
-                found[config.name] = {op.key: Outcome("crash", "runner did not start") for op in ops.values()}
+                found[config.name] = {op.key: Outcome("crash", NOT_STARTED) for op in ops.values()}
                 return
-            with open(out / f"{config.name}.stderr.log", "a", encoding="utf-8") as log:
-                session = Session(config, corpus_version, timeout, start_timeout, window, log)
+            with StderrLog(out / f"{config.name}.stderr.log", "a") as log:
+                session = Session(config, corpus_version, timeout, start_timeout, window, log, max_faults)
                 found[config.name] = session.run(list(ops.values())).outcomes
         except BaseException as e:      # a harness bug: re-raised after the other threads finish
             errors.append(e)
@@ -187,24 +202,27 @@ def print_matrix(matrix, max_diagnoses, say):
     shown = 0
     for cell in matrix.cells:
         for vector_id, outcome in cell.diagnoses:
-            say(f"FAIL matrix {cell.producer} -> {cell.consumer} {vector_id}: {outcome.verdict}: {outcome.detail}")
+            kind = "FAULT" if outcome.verdict in FAULTS else "FAIL"
+            say(f"{kind} matrix {cell.producer} -> {cell.consumer} {vector_id}: {outcome.verdict}: {outcome.detail}")
             if shown < max_diagnoses:
                 shown += 1
                 for line in outcome.diagnosis:
                     say(f"    {line}")
     width = max(12, *(len(n) + 2 for n in matrix.names))
     cells = {(c.producer, c.consumer): c for c in matrix.cells}
-    say(f"matrix: rows wrote the bytes, columns decoded them; pass/fail/xfail/no-bytes per vector "
-        f"({matrix.requests} decode requests)")
+    say(f"matrix: rows wrote the bytes, columns decoded them; pass/fail/xfail/no-bytes per vector, then faults "
+        f"(crash, timeout, protocol error) if any ({matrix.requests} decode requests)")
     say("  " + "".ljust(width) + "".join(n.rjust(width + 6) for n in matrix.names))
     for p in matrix.names:
         row = [("-" if p == c else _cell_text(cells[(p, c)])).rjust(width + 6) for c in matrix.names]
         say("  " + p.ljust(width) + "".join(row))
     for cell in matrix.cells:
-        if cell.failing:
-            more = f" and {len(cell.failing) - SHOWN_PER_CELL} more" if len(cell.failing) > SHOWN_PER_CELL else ""
-            say(f"  {cell.producer} -> {cell.consumer} failing: {', '.join(cell.failing[:SHOWN_PER_CELL])}{more}")
+        for what, ids in (("failing", cell.failing), ("faulting", cell.faulting)):
+            if ids:
+                more = f" and {len(ids) - SHOWN_PER_CELL} more" if len(ids) > SHOWN_PER_CELL else ""
+                say(f"  {cell.producer} -> {cell.consumer} {what}: {', '.join(ids[:SHOWN_PER_CELL])}{more}")
 
 
 def _cell_text(cell):
-    return f"{cell.passed}/{cell.failed}/{cell.xfailed}/{cell.no_bytes}"
+    faults = f" {cell.faulted} fault" if cell.faulted else ""
+    return f"{cell.passed}/{cell.failed}/{cell.xfailed}/{cell.no_bytes}{faults}"

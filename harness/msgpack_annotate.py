@@ -9,6 +9,9 @@ import struct
 from typing import NamedTuple
 
 MAX_DEPTH = 600   # deeper than any conforming input needs (the decode limit is 512); keeps the walk bounded
+# Labelled ranges per walk: a runner's answer may be megabytes of one-byte values (~250 bytes of memory each);
+# the largest corpus value has ~130,000 ranges.
+MAX_SEGMENTS = 200_000
 
 
 class Segment(NamedTuple):
@@ -108,6 +111,8 @@ class _Walker:
         self.segments.append(Segment(start, self.pos, path, part, kind, note))
 
     def value(self, path, depth):
+        if len(self.segments) >= MAX_SEGMENTS:
+            raise _Stop(self.pos, path, f"more than {MAX_SEGMENTS} ranges; not annotated further")
         if depth > MAX_DEPTH:
             raise _Stop(self.pos, path, f"nested deeper than {MAX_DEPTH}; not annotated further")
         start, (b,) = self.take(1, path, "a value")

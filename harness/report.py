@@ -3,14 +3,14 @@
 import json
 from datetime import datetime, timezone
 
-from harness import VERSION
+from harness import VERSION, atomic
 from harness.results import FAILING, counts
 
 REPORT_FORMAT = 1
 
 
-def build(corpus, registry_version, selection, runs):
-    """runs: [(config, RunnerResult, [Verdict], Advice)]."""
+def build(corpus, registry_version, selection, runs, incomplete=None):
+    """runs: [(config, RunnerResult, [Verdict], Advice)]; incomplete: why the run stopped early, if it did."""
     runners, records = [], []
     for config, result, verdicts, advice in runs:
         info = result.info or {}
@@ -24,6 +24,7 @@ def build(corpus, registry_version, selection, runs):
             "start_error": result.start_error,
             "restarts": result.restarts,
             "unmet_requirements": list(result.unmet),
+            "abandoned": result.abandoned,
             "counts": counts(verdicts),
             "expectations": {
                 "file": str(config.expected_failures),
@@ -38,7 +39,7 @@ def build(corpus, registry_version, selection, runs):
             "level": v.level, "rules": v.rules, "era": v.era, "detail": v.detail, "diagnosis": v.diagnosis,
             "answer": v.answer, "matched": v.matched, "expectation": v.expectation,
         } for v in verdicts]
-    return {
+    report = {
         "report_format": REPORT_FORMAT,
         "harness_version": VERSION,
         "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -52,6 +53,10 @@ def build(corpus, registry_version, selection, runs):
         "verdicts": records,
         "totals": totals(runs),
     }
+    if incomplete:
+        missing = selection["ops"] * len(runs) - len(records)
+        report["incomplete"] = {"reason": incomplete, "missing": missing}
+    return report
 
 
 def totals(runs):
@@ -66,6 +71,8 @@ def totals(runs):
 
 
 def write(path, report):
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(report, f, ensure_ascii=False, indent=1)
-        f.write("\n")
+    def to(tmp):
+        with open(tmp, "w", encoding="utf-8") as f:
+            json.dump(report, f, ensure_ascii=False, indent=1)
+            f.write("\n")
+    atomic.write(path, to)

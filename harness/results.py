@@ -3,11 +3,14 @@
 from dataclasses import dataclass, field
 
 # Verdicts that fail the run. 'skip' fails too: a runner that cannot do something must say so in its list.
-FAILING = ("fail", "skip", "crash", "timeout", "protocol-error", "xpass")
+# 'abandoned': never sent, because the runner was given up after too many crashes / timeouts in a row.
+FAILING = ("fail", "skip", "crash", "timeout", "protocol-error", "abandoned", "xpass")
 PASSING = ("pass", "xfail", "info", "unclaimed")
 # 'unclaimed': outside the eras / formats / ops of the runner's start answer; not sent, needs no listing, shown
 # everywhere (and --require turns a missing capability into a failure).
-ORDER = ("pass", "fail", "xfail", "xpass", "skip", "crash", "timeout", "protocol-error", "info", "unclaimed")
+ORDER = ("pass", "fail", "xfail", "xpass", "skip", "crash", "timeout", "protocol-error", "abandoned", "info",
+         "unclaimed")
+FAULTS = ("crash", "timeout", "protocol-error", "abandoned")     # the runner broke (JUnit: error)
 
 
 @dataclass
@@ -28,9 +31,12 @@ class Verdict:
 
 
 def build(runner, ops, outcomes):
+    """One Verdict per op that has an outcome (all of them, unless the run was interrupted)."""
     verdicts = []
     for op in ops:
-        o = outcomes[op.key]
+        o = outcomes.get(op.key)
+        if o is None:
+            continue
         level = op.vector["level"]
         # impl-level vectors record what the runner did, and never fail the run.
         verdict = "info" if level == "impl" and o.verdict != "unclaimed" else o.verdict

@@ -2,8 +2,17 @@
 
 Reads and writes happen on helper threads so that a runner that hangs (or stops reading) can never block the
 harness: the session thread only waits on a queue with a deadline, then kills the process group.
+
+Memory stays bounded whatever the runner sends (runners/PROTOCOL.md, "Limits"): stdout is read in chunks and a
+line longer than MAX_LINE is not kept (the reader hands over a LineTooLong instead and reads no further); at
+most QUEUED_LINES lines wait unread; stderr keeps a tail of STDERR_TAIL lines of at most STDERR_LINE bytes each,
+and the log file stops growing at StderrLog's cap.
+
+Every runner is started in its own process group (a new session) and registered while it lives, so stop_all()
+(SIGINT / SIGTERM) can kill every runner and its children at once.
 """
 
+import codecs
 import collections
 import os
 import queue
@@ -12,40 +21,170 @@ import subprocess
 import threading
 import time
 
+from harness.text import clean, clean_bytes
+
 EOF = object()
 TIMEOUT = object()
-STDERR_TAIL = 30
+MAX_LINE = 16 << 20         # bytes per stdout line, newline excluded
+QUEUED_LINES = 4            # lines read ahead of the session at most
+CHUNK = 1 << 16
+STDERR_TAIL = 30            # lines kept for crash reports
+STDERR_LINE = 2000          # bytes kept per tail line
+STDERR_LOG_CAP = 16 << 20   # bytes of stderr written to out/<name>.stderr.log per run
+
+STOP = threading.Event()    # set by stop_all(): no runner starts any more
+_live, _live_lock = set(), threading.Lock()
+
+
+class Interrupted(Exception):
+    """The run is being stopped (SIGINT / SIGTERM): no more runners, no more verdicts."""
+
+
+class LineTooLong:
+    def __init__(self, size):
+        self.size = size
+
+    def describe(self):
+        return f"stdout line longer than {MAX_LINE} bytes (the protocol's limit); read {self.size} bytes of it"
+
+
+def stop_all():
+    """Kills every live runner's process group; runners started from now on are refused (Interrupted)."""
+    STOP.set()
+    with _live_lock:
+        procs = list(_live)
+    for p in procs:
+        p.kill_group()
+
+
+class StderrLog:
+    """out/<name>.stderr.log: what runners wrote on stderr, up to `cap` bytes, then one line saying so."""
+
+    def __init__(self, path, mode="w", cap=STDERR_LOG_CAP):
+        self._f = open(path, mode, encoding="utf-8", errors="replace")
+        self._left, self._lock, self._noted = cap, threading.Lock(), False
+        self.cap = cap
+
+    def write(self, text):
+        with self._lock:
+            if self._left <= 0:
+                if not self._noted:
+                    self._noted = True
+                    self._f.write(f"\n[harness: stderr log capped at {self.cap} bytes; the rest is not kept]\n")
+                return
+            text = text[:self._left]
+            self._left -= len(text.encode("utf-8", "replace"))
+            self._f.write(text)
+
+    @property
+    def full(self):
+        return self._noted
+
+    def flush(self):
+        with self._lock:
+            self._f.flush()
+
+    def close(self):
+        self._f.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 class RunnerProcess:
     def __init__(self, argv, cwd, stderr_log=None):
+        if STOP.is_set():
+            raise Interrupted()
         self.argv, self.cwd = list(argv), cwd
         self.stderr_tail = collections.deque(maxlen=STDERR_TAIL)
         self._stderr_log = stderr_log
-        self._lines = queue.Queue()
+        self._lines = queue.Queue(maxsize=QUEUED_LINES)
         self._writes = queue.Queue()
+        self._closed = threading.Event()
         try:
             # A new session, so kill() reaches the runner's own children (a shell wrapper, a JVM launcher).
             self.proc = subprocess.Popen(self.argv, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, start_new_session=True)
         except OSError as e:
             raise OSError(f"cannot start {self.argv}: {e}") from None
+        with _live_lock:
+            _live.add(self)
+        if STOP.is_set():           # stop_all() ran between the check above and the registration
+            self.kill_group()
         self._threads = [threading.Thread(target=f, daemon=True)
                          for f in (self._read_stdout, self._read_stderr, self._write_stdin)]
         for t in self._threads:
             t.start()
 
+    def _put(self, item):
+        # Blocks while the session has QUEUED_LINES unread lines; gives up once the process is closed.
+        while not self._closed.is_set():
+            try:
+                self._lines.put(item, timeout=0.2)
+                return True
+            except queue.Full:
+                pass
+        return False
+
     def _read_stdout(self):
-        for line in self.proc.stdout:
-            self._lines.put(line)
-        self._lines.put(EOF)
+        read, line = self.proc.stdout.read1, bytearray()
+        while True:
+            chunk = read(CHUNK)
+            if not chunk:
+                break
+            start = 0
+            while True:
+                end = chunk.find(b"\n", start)
+                if end < 0:
+                    line += chunk[start:]
+                    break
+                if line:
+                    line += chunk[start:end + 1]
+                    item = bytes(line)
+                    line.clear()
+                else:
+                    item = chunk[start:end + 1]
+                if len(item) > MAX_LINE + 1 or not self._put(item):
+                    if len(item) > MAX_LINE + 1:
+                        self._put(LineTooLong(len(item) - 1))
+                    return
+                start = end + 1
+            if len(line) > MAX_LINE:
+                self._put(LineTooLong(len(line)))
+                return                  # read no further: the session kills the runner for this
+        if line:
+            self._put(bytes(line))
+        self._put(EOF)
 
     def _read_stderr(self):
-        for line in self.proc.stderr:
-            text = line.decode("utf-8", "replace").rstrip("\n")
-            self.stderr_tail.append(text)
-            if self._stderr_log:
-                self._stderr_log.write(text + "\n")
+        decoder = codecs.getincrementaldecoder("utf-8")("replace")
+        read, line, dropped = self.proc.stderr.read1, bytearray(), 0
+        while True:
+            chunk = read(CHUNK)
+            if not chunk:
+                break
+            if self._stderr_log and not getattr(self._stderr_log, "full", False):
+                self._stderr_log.write(decoder.decode(chunk))
+            start = 0
+            while True:
+                end = chunk.find(b"\n", start)
+                piece = chunk[start:] if end < 0 else chunk[start:end]
+                room = STDERR_LINE - len(line)
+                line += piece[:max(room, 0)]
+                dropped += max(len(piece) - max(room, 0), 0)
+                if end < 0:
+                    break
+                self._tail(line, dropped)
+                line, dropped, start = bytearray(), 0, end + 1
+        if line or dropped:
+            self._tail(line, dropped)
+
+    def _tail(self, line, dropped):
+        text = clean_bytes(bytes(line), STDERR_LINE)
+        self.stderr_tail.append(text + (f"... (truncated {dropped} bytes)" if dropped else ""))
 
     def _write_stdin(self):
         while True:
@@ -66,7 +205,7 @@ class RunnerProcess:
         self._writes.put(data)
 
     def read_line(self, deadline):
-        """The next stdout line (bytes), EOF, or TIMEOUT once time.monotonic() passes deadline."""
+        """The next stdout line (bytes), LineTooLong, EOF, or TIMEOUT once time.monotonic() passes deadline."""
         try:
             return self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
@@ -80,6 +219,7 @@ class RunnerProcess:
             self.kill()
             status = self.proc.wait()
         self._threads[1].join(timeout=wait)
+        self._unregister()
         return status
 
     def stop(self, grace=5.0):
@@ -92,18 +232,30 @@ class RunnerProcess:
             return None
         finally:
             self._threads[1].join(timeout=grace)
+            self._unregister()
 
-    def kill(self):
+    def kill_group(self):
+        """SIGKILL to the runner's whole process group; does not wait (safe from a signal handler)."""
         try:
             os.killpg(self.proc.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+
+    def kill(self):
+        self.kill_group()
+        self._closed.set()
         self._writes.put(None)
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
         self._threads[1].join(timeout=2)
+        self._unregister()
+
+    def _unregister(self):
+        self._closed.set()
+        with _live_lock:
+            _live.discard(self)
 
     def describe_exit(self, status):
         if status is None:
@@ -117,3 +269,8 @@ class RunnerProcess:
 
     def stderr_text(self):
         return list(self.stderr_tail)
+
+
+def clean_line(line, limit=200):
+    """A stdout line (bytes) as a short printable text for a diagnosis."""
+    return clean_bytes(line.rstrip(b"\n"), limit) if isinstance(line, bytes) else clean(str(line), limit)

@@ -3,6 +3,10 @@
 Every op ends with exactly one Outcome. Responses come back in request order, so a fault (no answer in time,
 exit, a line that is not a valid response) belongs to the oldest unanswered request: that op gets crash /
 timeout / protocol-error, the process is killed and restarted, and the requests sent after it are sent again.
+After max_faults crashes or timeouts in a row the runner is given up: its remaining ops are 'abandoned'.
+
+Runner texts enter verdicts here only, and are cleaned here once (harness/text.py): a failing outcome's detail
+and diagnosis lines, the start answer's strings, stderr lines (runner_process.py).
 """
 
 import collections
@@ -13,9 +17,11 @@ from dataclasses import dataclass, field
 from harness import schemas
 from harness.judge import Outcome, expected_pass, judge
 from harness.ops import encode_line, start_request, unsupported
-from harness.runner_process import EOF, TIMEOUT, RunnerProcess
+from harness.runner_process import EOF, STOP, TIMEOUT, Interrupted, LineTooLong, RunnerProcess, clean_line
+from harness.text import clean
 
 PROTOCOL = 1
+MAX_FAULTS = 5          # crashes or timeouts in a row before a runner is given up (--max-faults)
 
 
 class StartError(Exception):
@@ -30,39 +36,52 @@ class RunnerResult:
     outcomes: dict = field(default_factory=dict)    # op.key -> Outcome
     restarts: int = 0
     unmet: list = field(default_factory=list)       # --require capabilities it does not claim (set by the cli)
+    abandoned: str = None          # why the runner was given up, if it was
 
 
 class Session:
-    def __init__(self, config, corpus_version, timeout, start_timeout, window=8, stderr_log=None):
+    def __init__(self, config, corpus_version, timeout, start_timeout, window=8, stderr_log=None,
+                 max_faults=MAX_FAULTS, on_outcome=None):
         self.config, self.corpus_version = config, corpus_version
         self.timeout, self.start_timeout, self.window = timeout, start_timeout, window
         self.stderr_log = stderr_log
+        self.max_faults, self.faults_in_row, self.abandoned = max_faults, 0, None
+        self.on_outcome = on_outcome    # called (runner name, op, Outcome) as each verdict comes in
         self.next_id = 1
         self.proc = None
 
-    def run(self, ops):
-        result = RunnerResult(self.config.name)
+    def run(self, ops, result=None):
+        """A RunnerResult with one Outcome per op; fewer when the run is interrupted (stop_all())."""
+        result = result if result is not None else RunnerResult(self.config.name)
+        try:
+            self._run(ops, result)
+        except Interrupted:
+            if self.proc:
+                self.proc.kill()
+                self.proc = None
+        return result
+
+    def _run(self, ops, result):
         try:
             result.info = self._start()
         except StartError as e:
             result.start_error = str(e)
             for op in ops:
-                result.outcomes[op.key] = Outcome("crash", f"runner did not start: {_first_line(e)}",
-                                                  str(e).splitlines())
-            return result
+                self._record(result, op, Outcome("crash", f"runner did not start: {_first_line(e)}",
+                                                 str(e).splitlines()))
+            return
         pending = collections.deque()
         for op in ops:
             why = unsupported(op, result.info["capabilities"])
             if why:
                 # Outside what the runner claims: counted and shown, never sent, never a failure by itself.
-                result.outcomes[op.key] = Outcome("unclaimed", f"not claimed: {why}")
+                self._record(result, op, Outcome("unclaimed", f"not claimed: {why}"))
             else:
                 pending.append(op)
         self._exchange(pending, result)
         if self.proc:
             self.proc.send(encode_line({"cmd": "stop"}))
             self.proc.stop()
-        return result
 
     # For callers that keep one process across many small batches (the matrix, the fuzzer): open() once,
     # exchange() per batch (ops the runner supports; faults restart it as in run()), close() at the end.
@@ -71,11 +90,14 @@ class Session:
         result.info = self._start()
 
     def exchange(self, ops, result):
+        if self.abandoned:
+            self._abandon(ops, result)
+            return
         if self.proc is None:       # an earlier restart failed: try again, or charge every op
             try:
                 self._start()
             except StartError as e:
-                _charge_unstarted(ops, result, e)
+                self._charge_unstarted(ops, result, e)
                 return
         self._exchange(collections.deque(ops), result)
 
@@ -99,22 +121,54 @@ class Session:
             fault, outcome = self._answer(line, rid, op)
             if fault is None:
                 inflight.popleft()
-                result.outcomes[op.key] = outcome
+                self._record(result, op, outcome)
+                self.faults_in_row = 0
                 last_answer = time.monotonic()
                 continue
+            if STOP.is_set():       # the fault is the interrupt killing the runner: not the runner's
+                raise Interrupted()
             inflight.popleft()
-            result.outcomes[op.key] = fault
+            self._record(result, op, fault)
             # Requests sent after the faulty one were not at fault: send them again to a fresh process.
             pending.extendleft(reversed([o for _, o, _ in inflight]))
             inflight.clear()
+            if fault.verdict in ("crash", "timeout"):
+                self.faults_in_row += 1
+                if self.faults_in_row >= self.max_faults:
+                    self.abandoned = (f"given up after {self.faults_in_row} crashes or timeouts in a row "
+                                      f"(--max-faults {self.max_faults})")
+                    result.abandoned = self.abandoned
+                    self._abandon(pending, result)
+                    return
             result.restarts += 1
             try:
                 self._start()
             except StartError as e:
-                _charge_unstarted(pending, result, e)
+                self._charge_unstarted(pending, result, e)
                 pending.clear()
                 return
             last_answer = time.monotonic()
+
+    def _abandon(self, ops, result):
+        if self.proc:
+            self.proc.kill()
+            self.proc = None
+        for op in ops:
+            self._record(result, op, Outcome("abandoned", f"not sent: the runner was {self.abandoned}"))
+
+    def _record(self, result, op, outcome):
+        if outcome.verdict != "pass":       # passes hold the harness's own words only
+            outcome.detail = clean(outcome.detail)
+            outcome.diagnosis = [clean(line) for line in outcome.diagnosis]
+        result.outcomes[op.key] = outcome
+        if self.on_outcome:
+            self.on_outcome(self.config.name, op, outcome)
+
+    def _charge_unstarted(self, ops, result, error):
+        """Every op still owed an answer gets a crash: the runner could not be (re)started for it."""
+        for op in ops:
+            self._record(result, op, Outcome("crash", f"runner could not be restarted: {_first_line(error)}",
+                                             str(error).splitlines()))
 
     def _answer(self, line, rid, op):
         """(None, the judged Outcome) if line is a valid response to request rid, else (the fault's Outcome for op,
@@ -126,15 +180,18 @@ class Session:
             status = self.proc.describe_exit(self.proc.exit_status())
             return Outcome("crash", f"runner {status} while handling this request",
                            self._stderr("runner stderr (last lines)")), None
+        if isinstance(line, LineTooLong):
+            self.proc.kill()
+            return Outcome("protocol-error", line.describe(), self._stderr("runner stderr")), None
         problem = None
         try:
             message = json.loads(line)
-        except (UnicodeDecodeError, json.JSONDecodeError) as e:
-            problem = f"stdout line is not JSON ({e}): {_clip(line)}"
+        except (ValueError, RecursionError) as e:   # not JSON, not UTF-8, too deep, an int too long to read
+            problem = f"stdout line is not JSON ({_first_line(e)}): {clean_line(line)}"
         else:
             if not isinstance(message, dict) or message.get("id") != rid:
                 got = message.get("id") if isinstance(message, dict) else None
-                problem = f"answered id {got!r} while request {rid} was due: {_clip(line)}"
+                problem = f"answered id {clean(repr(got), 100)} while request {rid} was due: {clean_line(line)}"
             else:
                 # Most answers are exactly what the vector expects: valid by construction, judged without the
                 # (costly) schema check. Everything else is checked, then judged.
@@ -149,7 +206,7 @@ class Session:
             return None, judge(op, message)
         self.proc.kill()
         return Outcome("protocol-error", problem,
-                       [f"line: {_clip(line, 2000)}"] + self._stderr("runner stderr")), None
+                       [f"line: {clean_line(line, 2000)}"] + self._stderr("runner stderr")), None
 
     def _stderr(self, title):
         tail = self.proc.stderr_text() if self.proc else []
@@ -171,22 +228,26 @@ class Session:
             problem = f"no answer to 'start' within {self.start_timeout:g} s"
         elif line is EOF:
             problem = f"runner {self.proc.describe_exit(self.proc.exit_status())} before answering 'start'"
+        elif isinstance(line, LineTooLong):
+            problem = f"answer to 'start': {line.describe()}"
         else:
             problem, info = self._check_start(line)
         if problem:
+            if STOP.is_set():
+                raise Interrupted()
             stderr = self._stderr("runner stderr (last lines)")
             self.proc.kill()
             self.proc = None
-            raise StartError("\n".join([problem] + stderr))
+            raise StartError("\n".join([clean(problem)] + stderr))
         return info
 
     def _check_start(self, line):
         try:
             info = json.loads(line)
-        except (UnicodeDecodeError, json.JSONDecodeError):
-            return f"answer to 'start' is not JSON: {_clip(line)}", None
+        except (ValueError, RecursionError):
+            return f"answer to 'start' is not JSON: {clean_line(line)}", None
         if not isinstance(info, dict):
-            return f"answer to 'start' is not an object: {_clip(line)}", None
+            return f"answer to 'start' is not an object: {clean_line(line)}", None
         if info.get("protocol") != PROTOCOL:
             return f"runner speaks protocol {info.get('protocol')!r}; the harness speaks protocol {PROTOCOL}", None
         if not schemas.is_valid("protocol.schema.json", "/$defs/start_response", info):
@@ -198,21 +259,11 @@ class Session:
                     f"this corpus is {self.corpus_version}"), None
         if info["name"] != self.config.name:
             return f"runner calls itself '{info['name']}', expected '{self.config.name}'", None
+        for key in ("language", "library", "library_version"):     # shown in every summary line and page
+            info[key] = clean(info[key], 200)
         return None, info
 
 
-def _charge_unstarted(ops, result, error):
-    """Every op still owed an answer gets a crash: the runner could not be (re)started for it."""
-    for op in ops:
-        result.outcomes[op.key] = Outcome("crash", f"runner could not be restarted: {_first_line(error)}",
-                                          str(error).splitlines())
-
-
 def _first_line(error):
-    return str(error).splitlines()[0]
-
-
-def _clip(line, limit=200):
-    text = line.decode("utf-8", "replace") if isinstance(line, bytes) else str(line)
-    text = text.rstrip("\n")
-    return text if len(text) <= limit else text[:limit] + "..."
+    lines = str(error).splitlines()
+    return lines[0] if lines else type(error).__name__

@@ -83,3 +83,20 @@ def test_no_matrix_flag_and_single_runner(tmp_path):
     assert r.last_line == f"{2 * len(KEYS)} passed, 0 failed"
     r = run(tmp_path / "single")
     assert "matrix" not in r.report
+
+
+def test_consumer_crash_on_matrix_requests_is_a_counted_fault(tmp_path):
+    # a writes bytes the corpus does not have (its encode fails); b crashes on every such matrix request. That
+    # crash is b's, on the matrix's own request: counted as a fault in the cell, shown, and failing the run.
+    r = two(tmp_path, ("--encode-as", "basic.int.small:cd0006"), ("--crash-on-unknown",))
+    c = cells(r)[("a", "b")]
+    assert (c["pass"], c["fail"], c["xfail"], c["fault"], c["faulting"]) == (VALUE_VECTORS - 1, 0, 0, 1,
+                                                                              ["basic.int.small"])
+    assert "FAULT matrix a -> b basic.int.small: crash: runner exited with status 70" in r.stdout
+    assert "  a -> b faulting: basic.int.small" in r.stdout
+    assert [line.split() for line in r.stdout.splitlines() if line.startswith("  a  ")] == [
+        ["a", "-", "11/0/0/0", "1", "fault"]]
+    # a's wrong encode, plus the matrix fault.
+    assert r.last_line.endswith(" passed, 2 failed")
+    schema = json.loads((REPO / "schema/report.schema.json").read_text())
+    jsonschema.Draft202012Validator(schema).validate(r.report)

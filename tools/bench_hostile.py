@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from harness import corpus as corpus_mod  # noqa: E402
 from harness.runner_config import ConfigError, known_runners, parse_overrides, resolve  # noqa: E402
-from harness.runner_process import EOF, TIMEOUT, RunnerProcess  # noqa: E402
+from harness.runner_process import EOF, TIMEOUT, LineTooLong, RunnerProcess, StderrLog  # noqa: E402
 
 MIB = 1 << 20
 SAMPLE_SECONDS = 0.02
@@ -135,9 +135,15 @@ class Bench:
             self.finish()
             self.start()
             return elapsed, None
+        if isinstance(line, LineTooLong):
+            self.problems.append((vector["id"], f"protocol error: {line.describe()}"))
+            self.proc.kill()
+            self.finish()
+            self.start()
+            return elapsed, None
         try:
             return elapsed, json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             self.problems.append((vector["id"], f"protocol error: {line[:80]!r}"))
             return elapsed, None
 
@@ -209,7 +215,7 @@ def main(argv=None) -> int:
     out.mkdir(parents=True, exist_ok=True)
     rows = []
     for config in configs:
-        with open(out / f"bench-{config.name}.stderr.log", "w", encoding="utf-8") as log:
+        with StderrLog(out / f"bench-{config.name}.stderr.log") as log:
             try:
                 rows.append(run_runner(config, vectors, corpus.version, args.timeout, log))
             except RuntimeError as e:

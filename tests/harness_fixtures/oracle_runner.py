@@ -7,9 +7,49 @@ a test can check that it costs exactly one verdict; without it, every restarted 
 import argparse
 import json
 import os
+import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+
+# --hostile KIND[:SIZE]: what a runner that is not to be trusted may send (tests/test_harness_hostile.py).
+HOSTILE = ("surrogate-message", "control-bytes", "huge-hex", "zero-hex", "big-message", "no-newline",
+           "stderr-flood", "start-surrogate", "deep-json", "long-int")
+
+
+def hostile_answer(kind, size, rid, out):
+    """Writes the hostile answer to request rid on out (binary stdout); False if kind is not an answer kind."""
+    if kind == "surrogate-message":
+        out.write(b'{"id": %d, "error": {"class": "malformed.hostile", "message": '
+                  b'"lone \\ud800 then \ud800, NUL \u0000, ESC \u001b[31m red"}}\n' % rid)
+    elif kind == "control-bytes":
+        out.write(b"\x00\x1b[2J\x07 not json\n")
+    elif kind in ("huge-hex", "zero-hex", "big-message"):
+        head = b'{"id": %d, "hex": "' % rid if kind != "big-message" else \
+            b'{"id": %d, "error": {"class": "malformed.hostile", "message": "' % rid
+        out.write(head)
+        unit = {"huge-hex": b"ab", "zero-hex": b"00", "big-message": b"x"}[kind] * (1 << 15)
+        for _ in range(size // len(unit)):
+            out.write(unit)
+        out.write(b'"}}\n' if kind == "big-message" else b'"}\n')
+    elif kind == "no-newline":
+        while True:
+            out.write(b"x" * (1 << 16))
+    elif kind == "deep-json":
+        out.write(b"[" * size + b"]" * size + b"\n")
+    elif kind == "long-int":
+        out.write(b'{"id": %d, "values": [], "n": %s}\n' % (rid, b"7" * size))
+    else:
+        return False
+    out.flush()
+    return True
+
+
+def flood_stderr():
+    chunk = b"e" * (1 << 16)
+    while True:
+        sys.stderr.buffer.write(chunk)
 
 
 def load_table(corpus):
@@ -100,7 +140,20 @@ def main():
     p.add_argument("--encode-as", action="append", default=[], metavar="ID:HEX", help="answer encode with HEX")
     p.add_argument("--log", help="append every line received to this file")
     p.add_argument("--other-nan", action="store_true", help="answer NaNs with a different NaN of the same width")
+    p.add_argument("--crash-on-unknown", action="store_true",
+                   help="exit with status 70 on a request that is not in the table (the matrix's novel bytes)")
+    p.add_argument("--hostile", metavar="KIND[:SIZE]", help=f"one of {', '.join(HOSTILE)}")
+    p.add_argument("--hostile-on", type=int, help="the request that gets the hostile answer (default: every one)")
+    p.add_argument("--spawn-child", metavar="MARKER",
+                   help="start a child process (sleep, with MARKER in its arguments) that outlives nothing")
     args = p.parse_args()
+    kind, _, size = (args.hostile or "").partition(":")
+    size = int(size or 0)
+    if kind == "stderr-flood":      # SIZE bytes before the start answer, then more all the time
+        sys.stderr.buffer.write(b"e" * size)
+        threading.Thread(target=flood_stderr, daemon=True).start()
+    if args.spawn_child:
+        subprocess.Popen(["/bin/sh", "-c", f"sleep 1000 # {args.spawn_child}"])
 
     if args.exit_at_start:
         print("oracle: exiting at start-up on purpose", file=sys.stderr)
@@ -133,6 +186,12 @@ def main():
                 log.write(line)
         req = json.loads(line)
         if req["cmd"] == "start":
+            if kind == "start-surrogate":
+                sys.stdout.write('{"protocol": 1, "name": "%s", "language": "python\\ud800", "library": '
+                                 '"lib\\u0000\\u001b[2J", "library_version": "0", "corpus_majors": [1], '
+                                 '"capabilities": {"ops": ["encode", "decode"], "eras": ["msgpack"]}}\n' % args.name)
+                sys.stdout.flush()
+                continue
             write({"protocol": args.protocol, "name": args.name, "language": "python", "library": "oracle",
                    "library_version": "0", "corpus_majors": [int(m) for m in args.corpus_majors.split(",")],
                    "capabilities": {"ops": args.ops.split(","), "eras": args.eras.split(","),
@@ -141,6 +200,9 @@ def main():
         if req["cmd"] == "stop":
             break
         n += 1
+        if kind and (args.hostile_on is None or fires(n, args.hostile_on)) and \
+                hostile_answer(kind, size, req["id"], sys.stdout.buffer):
+            continue
         if args.crash_after is not None and fires(n, args.crash_after + 1):
             print(f"oracle: crashing on purpose at request {n}", file=sys.stderr)
             sys.exit(70)
@@ -150,6 +212,9 @@ def main():
         table = encode if req["cmd"] == "encode" else decode
         k = (req["era"], key(req["values"]) if req["cmd"] == "encode" else req["hex"])
         if k not in table:
+            if args.crash_on_unknown:
+                print(f"oracle: crashing on purpose on unknown input {k[1]}", file=sys.stderr)
+                sys.exit(70)
             write({"id": req["id"], "error": {"class": "invalid.unknown", "message": "not in the oracle's table"}})
             continue
         vector, op, answer = table[k]

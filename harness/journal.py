@@ -1,0 +1,54 @@
+"""out/verdicts.jsonl: every raw verdict as it comes in, one JSON line each, flushed at once, so a run that is
+killed (a CI job's timeout, SIGKILL) still leaves a readable record of what it found. report.json is written
+at the end from the same outcomes; the journal's last line says whether the run completed.
+
+Lines: {"journal": 1, "corpus_version", "runners", "ops"} first; then {"runner", "vector", "op", "outcome",
+"detail"} per verdict (outcome: the verdict before levels and expectations); then {"end": "complete" |
+"interrupted by SIGINT" | ...} when the harness got that far.
+"""
+
+import json
+import threading
+
+FORMAT = 1
+
+
+class Journal:
+    def __init__(self, path, corpus_version, runners, ops):
+        self._f = open(path, "w", encoding="utf-8")
+        self._lock = threading.Lock()
+        self._write({"journal": FORMAT, "corpus_version": corpus_version, "runners": runners, "ops": ops})
+
+    def _write(self, record):
+        line = json.dumps(record) + "\n"        # ASCII: nothing a runner sent can make it unwritable
+        with self._lock:
+            if not self._f.closed:
+                self._f.write(line)
+                self._f.flush()
+
+    def add(self, runner, op, outcome):
+        self._write({"runner": runner, "vector": op.vector_id, "op": op.name, "outcome": outcome.verdict,
+                     "detail": outcome.detail})
+
+    def close(self, end):
+        self._write({"end": end})
+        with self._lock:
+            self._f.close()
+
+
+def read(path):
+    """(header, [verdict records], end or None) of a journal; a torn last line (killed mid-write) is ignored."""
+    header, records, end = None, [], None
+    with open(path, encoding="utf-8") as f:
+        for text in f:
+            try:
+                record = json.loads(text)
+            except ValueError:
+                break
+            if "journal" in record:
+                header = record
+            elif "end" in record:
+                end = record["end"]
+            else:
+                records.append(record)
+    return header, records, end

@@ -1,0 +1,243 @@
+"""The harness against runners that are not to be trusted (issue 18's table): each case ends with a readable
+report, a clear verdict, a bounded peak RSS of the harness itself (measured: VmHWM of the harness process), a
+bounded time, and nothing of the run left running."""
+
+import json
+import os
+import signal
+import subprocess
+import time
+import xml.etree.ElementTree as ET
+
+import jsonschema
+import pytest
+
+from harness_fixtures.harness_helpers import CORPUS, FIXTURES, PY, REPO, all_keys, oracle_command, run
+from harness import ops
+from harness.corpus import load
+from harness.runner_process import MAX_LINE, STDERR_LOG_CAP
+from harness.text import MESSAGE_LIMIT
+
+KEYS = all_keys()
+PLAN = ops.plan(load(CORPUS).vectors)
+FIRST_ENCODE = next(i for i, op in enumerate(PLAN, 1) if op.name == "encode")     # its request number
+FIRST_DECODE = next(i for i, op in enumerate(PLAN, 1) if op.name == "decode")
+RSS_LIMIT_KIB = 512 * 1024
+SCHEMA = json.loads((REPO / "schema/report.schema.json").read_text())
+
+
+class Harness:
+    """One harness run as its own process (so its peak RSS is its own), with the oracle as runner 'oracle'."""
+
+    def __init__(self, tmp_path, *flags, args=(), timeout=60):
+        self.out = tmp_path / "out"
+        argv = [PY, str(FIXTURES / "rss_harness.py"), "verify", "--corpus", str(CORPUS), "--out", str(self.out),
+                "--runners", "oracle", "--command", oracle_command(*flags), "--runners-dir", str(tmp_path), *args]
+        started = time.monotonic()
+        p = subprocess.run(argv, capture_output=True, timeout=timeout, cwd=tmp_path)
+        self.seconds = time.monotonic() - started
+        self.code, self.raw_stdout = p.returncode, p.stdout
+        self.stdout, self.stderr = p.stdout.decode(), p.stderr.decode()
+        self.peak_kib = int(self.stderr.strip().splitlines()[-1].split()[1])
+        self.report = json.loads((self.out / "report.json").read_text())
+        jsonschema.Draft202012Validator(SCHEMA).validate(self.report)
+        ET.parse(self.out / "junit.xml")
+
+    def verdicts(self):
+        return {(v["vector"], v["op"]): v for v in self.report["verdicts"]}
+
+    def only_failure(self):
+        bad = [v for v in self.report["verdicts"] if v["verdict"] not in ("pass", "info")]
+        assert len(bad) == 1, [(v["vector"], v["op"], v["verdict"]) for v in bad]
+        return bad[0]
+
+    def assert_bounded(self):
+        assert self.peak_kib < RSS_LIMIT_KIB, f"harness peak RSS {self.peak_kib // 1024} MiB"
+        assert b"\x00" not in self.raw_stdout and b"\x1b" not in self.raw_stdout
+        assert "Traceback" not in self.stderr, self.stderr
+
+
+def once(tmp_path, kind, on):
+    return ("--hostile", kind, "--hostile-on", on, "--once", tmp_path / "fired")
+
+
+def test_lone_surrogates_and_control_bytes_in_an_error_message(tmp_path):
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "report.json").write_text('{"old": true}')
+    h = Harness(tmp_path, *once(tmp_path, "surrogate-message", FIRST_DECODE))
+    h.assert_bounded()
+    v = h.only_failure()
+    assert v["verdict"] == "fail" and v["op"] == "decode"
+    assert "lone \ufffd then \ufffd, NUL \\x00, ESC \\x1b[31m red" in v["detail"]
+    assert "NUL \\x00, ESC \\x1b[31m red" in h.stdout
+    assert h.code == 1
+
+
+def test_start_answer_with_surrogates_and_control_bytes(tmp_path):
+    h = Harness(tmp_path, "--hostile", "start-surrogate")
+    h.assert_bounded()
+    runner = h.report["runners"][0]
+    assert (runner["language"], runner["library"]) == ("python\ufffd", "lib\\x00\\x1b[2J")
+    assert "oracle (python\ufffd, lib\\x00\\x1b[2J 0)" in h.stdout
+
+
+def test_control_bytes_on_stdout_are_escaped(tmp_path):
+    h = Harness(tmp_path, *once(tmp_path, "control-bytes", 2))
+    h.assert_bounded()
+    v = h.only_failure()
+    assert v["verdict"] == "protocol-error"
+    assert "\\x00\\x1b[2J\\x07 not json" in v["detail"]
+
+
+@pytest.mark.parametrize("kind, size", [("huge-hex", 32 << 20), ("zero-hex", 32 << 20), ("no-newline", 0)])
+def test_a_line_over_the_limit_is_a_protocol_error_not_memory(tmp_path, kind, size):
+    # 32 MiB of hex (16 MiB of bytes); stdout without a newline, forever: read up to the line limit, no further.
+    h = Harness(tmp_path, *once(tmp_path, f"{kind}:{size}", FIRST_ENCODE), args=["--timeout", "5"])
+    h.assert_bounded()
+    v = h.only_failure()
+    assert v["verdict"] == "protocol-error"
+    assert f"stdout line longer than {MAX_LINE} bytes" in v["detail"]
+    assert h.seconds < 30
+
+
+def test_large_answer_under_the_line_limit_is_judged_in_bounded_memory(tmp_path):
+    # Just under the line limit: 7.5 MiB of zero bytes as an encode answer; judged, diagnosed, annotated (up to
+    # the annotation's own limit), in bounded memory and time.
+    size = MAX_LINE - (1 << 20)
+    h = Harness(tmp_path, *once(tmp_path, f"zero-hex:{size}", FIRST_ENCODE))
+    h.assert_bounded()
+    v = h.only_failure()
+    assert v["verdict"] == "fail" and v["detail"].startswith("bytes differ from canonical")
+    assert all(len(line.encode()) < MESSAGE_LIMIT + 100 for line in v["diagnosis"])
+    assert h.seconds < 30
+
+
+def test_a_huge_error_message_is_cut_to_the_message_limit(tmp_path):
+    h = Harness(tmp_path, *once(tmp_path, f"big-message:{10 << 20}", FIRST_DECODE))
+    h.assert_bounded()
+    v = h.only_failure()
+    assert v["verdict"] == "fail"
+    assert len(v["detail"].encode()) < MESSAGE_LIMIT + 100
+    assert v["detail"].endswith(f"... (truncated {(10 << 20) - MESSAGE_LIMIT + len('rejected valid input: error malformed.hostile (') + 1} bytes)")
+    for name in ("report.json", "junit.xml", "verdicts.jsonl"):
+        assert (h.out / name).stat().st_size < 1 << 20, name
+    assert len(h.raw_stdout) < 1 << 20
+
+
+def test_a_50_mb_error_message_is_over_the_line_limit(tmp_path):
+    h = Harness(tmp_path, *once(tmp_path, f"big-message:{50 << 20}", FIRST_DECODE))
+    h.assert_bounded()
+    assert h.only_failure()["verdict"] == "protocol-error"
+    assert len(h.raw_stdout) < 1 << 20 and (h.out / "report.json").stat().st_size < 1 << 20
+
+
+@pytest.mark.parametrize("kind", ["deep-json:200000", "long-int:5000"])
+def test_unreadable_json_is_a_protocol_error(tmp_path, kind):
+    h = Harness(tmp_path, *once(tmp_path, kind, 2))
+    h.assert_bounded()
+    v = h.only_failure()
+    assert v["verdict"] == "protocol-error" and "stdout line is not JSON" in v["detail"]
+
+
+def test_stderr_flood_without_newline_is_a_bounded_tail_and_a_capped_log(tmp_path):
+    h = Harness(tmp_path, "--hostile", f"stderr-flood:{STDERR_LOG_CAP + (8 << 20)}")
+    h.assert_bounded()
+    assert h.code == 0, h.stdout
+    assert {v["verdict"] for v in h.report["verdicts"]} == {"pass", "info"}
+    log = h.out / "oracle.stderr.log"
+    assert STDERR_LOG_CAP <= log.stat().st_size < STDERR_LOG_CAP + 1000
+    assert log.read_text().endswith(f"[harness: stderr log capped at {STDERR_LOG_CAP} bytes; the rest is not kept]\n")
+
+
+@pytest.mark.parametrize("flags, verdict", [(("--hang-on", 1), "timeout"), (("--crash-after", 0), "crash")])
+def test_a_runner_that_fails_after_every_restart_is_given_up(tmp_path, flags, verdict):
+    h = Harness(tmp_path, *flags, args=["--timeout", "2"])
+    h.assert_bounded()
+    assert h.seconds < 60
+    runner = h.report["runners"][0]
+    counts = runner["counts"]
+    assert counts[verdict] == 5 and counts["abandoned"] == len(KEYS) - 5 - counts["info"]
+    assert "given up after 5 crashes or timeouts in a row (--max-faults 5)" in runner["abandoned"]
+    assert f"ABANDONED oracle: {counts['abandoned']} ops not sent: the runner was given up" in h.stdout
+    assert h.code == 1
+    assert h.report["totals"]["failed"] == len(KEYS) - counts["info"]
+
+
+def test_max_faults_option(tmp_path):
+    h = Harness(tmp_path, "--crash-after", 0, args=["--max-faults", "2"])
+    assert h.report["runners"][0]["counts"]["crash"] == 2
+
+
+def processes_mentioning(text):
+    found = []
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    if text.encode() in f.read():
+                        found.append(int(pid))
+            except OSError:
+                pass
+    return found
+
+
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_a_signal_stops_the_run_kills_every_runner_and_writes_the_partial_report(tmp_path, sig, code):
+    marker = f"hostile-child-{os.getpid()}-{sig}"
+    out = tmp_path / "out"
+    argv = [PY, str(FIXTURES / "rss_harness.py"), "verify", "--corpus", str(CORPUS), "--out", str(out),
+            "--runners", "oracle", "--timeout", "1000", "--runners-dir", str(tmp_path),
+            "--command", oracle_command("--hang-on", 4, "--spawn-child", marker)]
+    p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    journal = out / "verdicts.jsonl"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not (journal.exists() and len(journal.read_text().splitlines()) >= 4):
+        time.sleep(0.1)
+    assert processes_mentioning(marker), "the runner's child should be running"
+    sent = time.monotonic()
+    p.send_signal(sig)
+    stdout, stderr = p.communicate(timeout=20)
+    assert time.monotonic() - sent < 10
+    assert p.returncode == code, stderr.decode()
+    report = json.loads((out / "report.json").read_text())
+    jsonschema.Draft202012Validator(SCHEMA).validate(report)
+    assert report["incomplete"]["reason"] == f"interrupted by {signal.Signals(sig).name}"
+    assert len(report["verdicts"]) == 3 and report["incomplete"]["missing"] == len(KEYS) - 3
+    lines = [json.loads(line) for line in journal.read_text().splitlines()]
+    assert lines[-1] == {"end": f"interrupted by {signal.Signals(sig).name}"}
+    assert len([x for x in lines if "outcome" in x]) == 3
+    assert "INCOMPLETE: interrupted by" in stdout.decode()
+    time.sleep(0.2)
+    assert processes_mentioning(marker) == []
+    assert processes_mentioning(str(tmp_path)) == []
+
+
+def test_an_internal_error_still_writes_the_verdicts_so_far(tmp_path, monkeypatch):
+    from harness import runner_session
+    calls = []
+
+    def judge_that_breaks(op, response):
+        calls.append(op)
+        if len(calls) == 3:
+            raise RuntimeError("a harness bug")
+        return runner_session.judge.__wrapped__(op, response)
+
+    judge_that_breaks.__wrapped__ = runner_session.judge
+    monkeypatch.setattr(runner_session, "judge", judge_that_breaks)
+    # Every answer goes through judge() when the runner skips: the fast path only takes exact answers.
+    skips = [a for op in PLAN[:6] for a in ("--skip", f"{op.vector_id}:{op.name}")]
+    r = run(tmp_path, commands=[oracle_command(*skips)])
+    assert r.code == 3
+    assert r.report["incomplete"]["reason"] == "internal error: RuntimeError: a harness bug"
+    assert len(r.report["verdicts"]) == 2
+    assert "Traceback" in r.stderr and "INCOMPLETE: internal error" in r.stdout
+
+
+def test_report_writing_is_atomic(tmp_path):
+    from harness import report
+    path = tmp_path / "report.json"
+    path.write_text('{"old": true}\n')
+    with pytest.raises(UnicodeEncodeError):
+        report.write(path, {"detail": "lone \ud800"})
+    assert path.read_text() == '{"old": true}\n'
+    assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
