@@ -422,6 +422,7 @@ func encodeVarlen(data []byte) []byte {
 }
 
 func encodeElement(v *Value, era string) ([]byte, error) {
+	v.withFields()
 	t := v.Type
 	if t == "NULL" || t == "NO_VALUE" {
 		return []byte{}, nil
@@ -579,6 +580,7 @@ func stripped(unscaled *big.Int, scale int64) (*big.Int, int64) {
 }
 
 func triple(v *Value) ([][]byte, error) {
+	v.withFields()
 	t := v.Type
 	if t == "NULL" {
 		return [][]byte{{}, {}, {}}, nil

@@ -104,6 +104,7 @@ func encodeValue(e *msgpack.Encoder, v *Value) error {
 		}
 		return nil
 	case "ext":
+		v.withFields()
 		code, err := num(v.Code)
 		if err != nil {
 			return err

@@ -447,6 +447,7 @@ func uuidOf(v *Value, littleEndianHalves bool) ([]byte, error) {
 
 // igniteEncode is (code, payload) for an Ignite typed value, in the era the value names.
 func igniteEncode(v *Value) (int8, []byte, error) {
+	v.withFields()
 	t, ok := registry.types[v.Era][v.Type]
 	if !ok {
 		return 0, nil, wireErr("unrepresentable", "era %q has no ext type for %s", v.Era, v.Type)

@@ -10,14 +10,21 @@ import (
 // Value is one typed value of schema/value.schema.json as a request carries it. Two members have a JSON type
 // that depends on "type": "value" (bool or string) and "bits" (float bit pattern or bitmask indices).
 type Value struct {
-	Type     string      `json:"type"`
-	Value    scalar      `json:"value"`
-	Bits     bitsField   `json:"bits"`
-	Hex      string      `json:"hex"`
-	Items    []Value     `json:"items"`
-	Entries  [][2]Value  `json:"entries"`
+	Type    string     `json:"type"`
+	Value   scalar     `json:"value"`
+	Bits    bitsField  `json:"bits"`
+	Hex     string     `json:"hex"`
+	Items   []Value    `json:"items"`
+	Entries [][2]Value `json:"entries"`
+	Era     string     `json:"era"`
+	// The other members, which only ext, Ignite and Binary Tuple values have: encoding/json allocates them
+	// when one is present, so the values of a 100,000-element array stay small.
+	*Fields
+}
+
+// Fields are the members of ext (code), DECIMAL, the temporal types, IGNITE_UUID and PERIOD.
+type Fields struct {
 	Code     json.Number `json:"code"`
-	Era      string      `json:"era"`
 	Unscaled string      `json:"unscaled"`
 	Scale    json.Number `json:"scale"`
 	Year     json.Number `json:"year"`
@@ -37,6 +44,14 @@ type Value struct {
 
 // obj is a typed value as a response carries it (encoding/json writes its keys sorted).
 type obj = map[string]any
+
+// withFields makes sure a value has Fields, so that a request missing a member is refused by that member's own
+// parse (an empty number is not an integer) rather than by a nil dereference.
+func (v *Value) withFields() {
+	if v.Fields == nil {
+		v.Fields = &Fields{}
+	}
+}
 
 // scalar is "value": a string (int, str, number, uuid, STRING, ...) or a bool (bool, BOOLEAN).
 type scalar struct {
