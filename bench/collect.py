@@ -2,7 +2,7 @@
 
     /usr/bin/python3 bench/collect.py bench/out
 
-Reads <out>/python.jsonl, java.jsonl, js.jsonl, go.jsonl, rust.jsonl (one JSON line per case/op/path) and cpp.json (Google
+Reads <out>/python.jsonl, java.jsonl, js.jsonl, go.jsonl, rust.jsonl, csharp.jsonl (one JSON line per case/op/path) and cpp.json (Google
 Benchmark's JSON with repetitions; the median, min and max of its per-repetition items_per_second are taken
 here, as the other languages do).
 """
@@ -14,15 +14,14 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-LANGS = ["python", "java", "cpp", "js", "go", "rust"]
+LANGS = ["python", "java", "cpp", "js", "go", "rust", "csharp"]
 CASE_ORDER = ["primitives", "sql-request", "pojo-named", "pojo-positional", "person"]
-BLOCKED = "C# (MessagePack-CSharp): blocked, the package cannot be restored from the NuGet feed here"
 SEED_SIZES = "protobuf-net 1048, Ignite raw 1067, Ignite 1076"
 
 
 def load(out):
     rows = []
-    for lang in ("python", "java", "js", "go", "rust"):
+    for lang in ("python", "java", "js", "go", "rust", "csharp"):
         path = out / f"{lang}.jsonl"
         if path.exists():
             rows += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
@@ -71,12 +70,12 @@ def main():
     md = [f"Measured {date} on {os.cpu_count()} cores ({cpu}), {platform.platform()}; CPU time per op, "
           "median of the repeats (min/max relative to the median in brackets). 'plain' = the library's own API on "
           "native values; 'typed' = the runner's type-directed codec on typed values (schema/value.schema.json).", "",
-          "| case | op | path | bytes | " + " | ".join(langs) + " | C# |",
-          "|---|---|---|---|" + "---|" * len(langs) + "---|"]
+          "| case | op | path | bytes | " + " | ".join(langs) + " |",
+          "|---|---|---|---|" + "---|" * len(langs)]
     for case, op, path in keys:
         size = next(r["bytes"] for r in rows if r["case"] == case)
         md.append(f"| {case} | {op} | {path} | {size} | " +
-                  " | ".join(cell(by.get((lang, case, op, path))) for lang in langs) + " | blocked |")
+                  " | ".join(cell(by.get((lang, case, op, path))) for lang in langs) + " |")
     md += ["", "Ratios (median ops/s): typed ÷ plain in each language, and each language's plain path ÷ C++'s "
            "plain path.", "",
            "| case | op | " + " | ".join(f"{lang} typed÷plain" for lang in langs) + " | " +
@@ -105,7 +104,7 @@ def main():
            f"| Person, .NET client's string headers | {s['person-dotnet-headers']} | |",
            f"| Person with field names (map) | {s['person-named']} | |",
            "", "Libraries and timers: " + "; ".join(f"{lang}: {lib} ({timer})" for lang, (lib, timer) in libs.items())
-           + f"; {BLOCKED}."]
+           + "."]
     text = "\n".join(md) + "\n"
     (out / "bench.md").write_text(text)
     (out / "bench.json").write_text(json.dumps({"date": date, "rows": rows, "sizes": sizes}, indent=1) + "\n")
