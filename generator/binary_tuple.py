@@ -190,7 +190,14 @@ def tuple_variants(elements: list[dict], era: str) -> list[tuple[str, bytes, str
 
 
 # --- beta1 (BT-1): null map, zero-length defaults, no 80 marker --------------------------------
-BETA1_TYPES = ("BOOLEAN", "INT8", "INT16", "INT32", "INT64", "FLOAT", "DOUBLE", "STRING", "BYTE_ARRAY")
+BETA1_TYPES = ("BOOLEAN", "INT8", "INT16", "INT32", "INT64", "FLOAT", "DOUBLE", "STRING", "BYTE_ARRAY",
+               "UUID", "TIME", "TIMESTAMP", "DURATION", "PERIOD")
+# Zero length in beta1 whatever instance the caller held: a nil UUID by value; Instant.EPOCH, Duration.ZERO,
+# Period.ZERO and midnight because the java.time factories return those constants (spec 6.2.8). DATE and
+# DATETIME were zero length only for the identical constant instance, which no byte-level encoder can know.
+BETA1_ZERO = {"UUID": {"value": "00000000-0000-0000-0000-000000000000"},
+              "TIME": {"hour": 0, "minute": 0, "second": 0, "nano": 0}, "TIMESTAMP": {"seconds": "0", "nano": 0},
+              "DURATION": {"seconds": "0", "nano": 0}, "PERIOD": {"years": 0, "months": 0, "days": 0}}
 
 
 def element_beta1(v: dict) -> bytes:
@@ -201,6 +208,8 @@ def element_beta1(v: dict) -> bytes:
         return v["value"].encode("utf-8")
     if t == "BYTE_ARRAY":
         return bytes.fromhex(v["hex"])
+    if t in BETA1_ZERO:
+        return b"" if {k: v[k] for k in BETA1_ZERO[t]} == BETA1_ZERO[t] else element(v)
     if t in ("FLOAT", "DOUBLE"):
         x = struct.unpack(">f" if t == "FLOAT" else ">d", bytes.fromhex(v["bits"]))[0]
         if x == 0.0 and v["bits"].startswith("8"):

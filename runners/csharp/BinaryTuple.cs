@@ -266,6 +266,11 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
         "STRING" => new JsonObject { ["type"] = t, ["value"] = "" },
         "BYTE_ARRAY" => new JsonObject { ["type"] = t, ["hex"] = "" },
         "INT8" or "INT16" or "INT32" or "INT64" => new JsonObject { ["type"] = t, ["value"] = "0" },
+        // zero length by value (nil UUID) or because java.time returns its constants for zero (spec 6.2.8)
+        "UUID" => new JsonObject { ["type"] = t, ["value"] = "00000000-0000-0000-0000-000000000000" },
+        "TIME" => new JsonObject { ["type"] = t, ["hour"] = 0, ["minute"] = 0, ["second"] = 0, ["nano"] = 0 },
+        "TIMESTAMP" or "DURATION" => new JsonObject { ["type"] = t, ["seconds"] = "0", ["nano"] = 0 },
+        "PERIOD" => new JsonObject { ["type"] = t, ["years"] = 0, ["months"] = 0, ["days"] = 0 },
         _ => null,
     };
 
@@ -462,6 +467,10 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
                 return Fields.Text(v, "bits").All(c => c == '0') ? [] : EncodeElement(v);
             case "INT8" or "INT16" or "INT32" or "INT64":
                 return Fields.Text(v, "value") == "0" ? [] : EncodeElement(v);
+            case "UUID" or "TIME" or "TIMESTAMP" or "DURATION" or "PERIOD":
+                bool zero = Beta1Default(t)!.All(f => f.Key == "type"
+                    || (v.TryGetProperty(f.Key, out JsonElement x) && x.GetRawText() == f.Value!.ToJsonString()));
+                return zero ? [] : EncodeElement(v);
             default:
                 throw new NotImplementedException($"beta1 {t} is not modelled (spec 6.2.8)");
         }

@@ -45,7 +45,13 @@ const maxRescaleDigits = 100000 // the same bound the other runners use
 // beta1 (BT-1): a zero-length element of these types is the type's default
 var beta1Defaults = map[string]obj{"BOOLEAN": {"value": false}, "FLOAT": {"bits": "00000000"},
 	"DOUBLE": {"bits": "0000000000000000"}, "STRING": {"value": ""}, "BYTE_ARRAY": {"hex": ""},
-	"INT8": {"value": "0"}, "INT16": {"value": "0"}, "INT32": {"value": "0"}, "INT64": {"value": "0"}}
+	"INT8": {"value": "0"}, "INT16": {"value": "0"}, "INT32": {"value": "0"}, "INT64": {"value": "0"},
+	// zero length by value (nil UUID) or because java.time returns its constants for zero (spec 6.2.8)
+	"UUID": {"value": nilUUID}, "TIME": {"hour": 0, "minute": 0, "second": 0, "nano": 0},
+	"TIMESTAMP": {"seconds": "0", "nano": 0}, "DURATION": {"seconds": "0", "nano": 0},
+	"PERIOD": {"years": 0, "months": 0, "days": 0}}
+
+const nilUUID = "00000000-0000-0000-0000-000000000000"
 
 func signedLE(b []byte) int64 {
 	var u uint64
@@ -547,6 +553,18 @@ func encodeElementBeta1(v *Value) ([]byte, error) {
 			return nil, err
 		}
 		isDefault = bits == def["bits"]
+	case "UUID":
+		s, err := v.text()
+		if err != nil {
+			return nil, err
+		}
+		isDefault = s == nilUUID
+	case "TIME":
+		isDefault = v.Hour == "0" && v.Minute == "0" && v.Second == "0" && v.Nano == "0"
+	case "TIMESTAMP", "DURATION":
+		isDefault = v.Seconds == "0" && v.Nano == "0"
+	case "PERIOD":
+		isDefault = v.Years == "0" && v.Months == "0" && v.Days == "0"
 	default:
 		s, err := v.text()
 		if err != nil {

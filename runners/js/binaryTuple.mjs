@@ -247,6 +247,9 @@ export function decodeElement(t, b, era = "3.0") {
 const BETA1_DEFAULTS = {
   BOOLEAN: { value: false }, FLOAT: { bits: "00000000" }, DOUBLE: { bits: "0000000000000000" },
   STRING: { value: "" }, BYTE_ARRAY: { hex: "" }, INT8: { value: "0" }, INT16: { value: "0" }, INT32: { value: "0" }, INT64: { value: "0" },
+  // zero length by value (nil UUID) or because java.time returns its constants for zero (spec 6.2.8)
+  UUID: { value: "00000000-0000-0000-0000-000000000000" }, TIME: { hour: 0, minute: 0, second: 0, nano: 0 },
+  TIMESTAMP: { seconds: "0", nano: 0 }, DURATION: { seconds: "0", nano: 0 }, PERIOD: { years: 0, months: 0, days: 0 },
 };
 
 /** @param {string} t @param {Uint8Array} b @param {string} era @param {boolean} [isNull] */

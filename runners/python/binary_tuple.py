@@ -168,7 +168,11 @@ def decode_element(t, b, era="3.0"):
 
 
 BETA1_DEFAULTS = {"BOOLEAN": {"value": False}, "FLOAT": {"bits": "00000000"}, "DOUBLE": {"bits": "0000000000000000"},
-                  "STRING": {"value": ""}, "BYTE_ARRAY": {"hex": ""}, **{t: {"value": "0"} for t in INT_WIDTHS}}
+                  "STRING": {"value": ""}, "BYTE_ARRAY": {"hex": ""}, **{t: {"value": "0"} for t in INT_WIDTHS},
+                  # zero length by value (nil UUID) or because java.time returns its constants for zero (spec 6.2.8)
+                  "UUID": {"value": "00000000-0000-0000-0000-000000000000"},
+                  "TIME": {"hour": 0, "minute": 0, "second": 0, "nano": 0}, "TIMESTAMP": {"seconds": "0", "nano": 0},
+                  "DURATION": {"seconds": "0", "nano": 0}, "PERIOD": {"years": 0, "months": 0, "days": 0}}
 
 
 def decode_column(t, b, era, is_null=False):

@@ -286,6 +286,11 @@ std::optional<ojson> beta1_default(const std::string& t) {
     if (t == "DOUBLE") return ojson{{"type", t}, {"bits", "0000000000000000"}};
     if (t == "STRING") return ojson{{"type", t}, {"value", ""}};
     if (t == "BYTE_ARRAY") return ojson{{"type", t}, {"hex", ""}};
+    // zero length by value (nil UUID) or because java.time returns its constants for zero (spec 6.2.8)
+    if (t == "UUID") return ojson{{"type", t}, {"value", "00000000-0000-0000-0000-000000000000"}};
+    if (t == "TIME") return ojson{{"type", t}, {"hour", 0}, {"minute", 0}, {"second", 0}, {"nano", 0}};
+    if (t == "TIMESTAMP" || t == "DURATION") return ojson{{"type", t}, {"seconds", "0"}, {"nano", 0}};
+    if (t == "PERIOD") return ojson{{"type", t}, {"years", 0}, {"months", 0}, {"days", 0}};
     return std::nullopt;
 }
 

@@ -302,6 +302,11 @@ final class BinaryTuple {
             case "STRING": return Codec.typed(t).put("value", "");
             case "BYTE_ARRAY": return Codec.typed(t).put("hex", "");
             case "INT8": case "INT16": case "INT32": case "INT64": return Codec.typed(t).put("value", "0");
+            // zero length by value (nil UUID) or because java.time returns its constants for zero (spec 6.2.8)
+            case "UUID": return Codec.typed(t).put("value", "00000000-0000-0000-0000-000000000000");
+            case "TIME": return Codec.typed(t).put("hour", 0).put("minute", 0).put("second", 0).put("nano", 0);
+            case "TIMESTAMP": case "DURATION": return Codec.typed(t).put("seconds", "0").put("nano", 0);
+            case "PERIOD": return Codec.typed(t).put("years", 0).put("months", 0).put("days", 0);
             default: return null;
         }
     }
@@ -440,6 +445,8 @@ final class BinaryTuple {
                 return new BigInteger(Fields.text(v, "value")).signum() == 0 ? new byte[0] : encodeElement(v, "3.0");
             case "FLOAT": case "DOUBLE":
                 return Long.parseUnsignedLong(Fields.text(v, "bits"), 16) == 0 ? new byte[0] : encodeElement(v, "3.0");
+            case "UUID": case "TIME": case "TIMESTAMP": case "DURATION": case "PERIOD":
+                return v.equals(beta1Default(t)) ? new byte[0] : encodeElement(v, "3.0");
             default:
                 throw new UnsupportedOperationException("beta1 " + t + " is not modelled (spec 6.2.8)");
         }

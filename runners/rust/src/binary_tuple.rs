@@ -296,6 +296,11 @@ fn beta1_default(t: &str) -> Option<Value> {
         "STRING" => json!({"value": ""}),
         "BYTE_ARRAY" => json!({"hex": ""}),
         _ if int_widths(t).is_some() => json!({"value": "0"}),
+        // zero length by value (nil UUID) or because java.time returns its constants for zero (spec 6.2.8)
+        "UUID" => json!({"value": "00000000-0000-0000-0000-000000000000"}),
+        "TIME" => json!({"hour": 0, "minute": 0, "second": 0, "nano": 0}),
+        "TIMESTAMP" | "DURATION" => json!({"seconds": "0", "nano": 0}),
+        "PERIOD" => json!({"years": 0, "months": 0, "days": 0}),
         _ => return None,
     })
 }
