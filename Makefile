@@ -17,13 +17,16 @@ comma   := ,
 RUNNER_LIST := $(subst $(comma), ,$(RUNNERS))
 ARGS    ?=
 
-.PHONY: setup vectors build verify report test pytest checks bench-hostile fuzz bench bench-verify
+.PHONY: setup setup-fuzz setup-test vectors build verify report test pytest checks bench-hostile fuzz bench bench-verify
 
-# Harness, generator and tests; chromium + selenium for the dashboard's browser test, lxml + junitparser for
-# checking the JUnit XML.
+# What the harness and the generator need (make verify installs nothing more); the fuzzer adds hypothesis; the
+# tests add pytest, chromium + selenium for the dashboard's browser test, lxml + junitparser for the JUnit XML.
 setup:
-	@tools/need-deb python3-jsonschema python3-pytest python3-yaml python3-hypothesis \
-	  chromium chromium-driver python3-selenium python3-lxml python3-junitparser
+	@tools/need-deb python3-jsonschema python3-yaml
+setup-fuzz: setup
+	@tools/need-deb python3-hypothesis
+setup-test: setup-fuzz
+	@tools/need-deb python3-pytest chromium chromium-driver python3-selenium python3-lxml python3-junitparser
 
 vectors: setup
 	$(PY) -m generator
@@ -43,7 +46,7 @@ verify: setup build
 report: setup
 	$(PY) -m dashboard --report $(OUT)/report.json --corpus vectors --out $(OUT)
 
-pytest: setup
+pytest: setup-test
 	$(PY) -m pytest -q tests
 
 # A runner may add its own checks (sanitizers, type checks) as a `check` target in its Makefile.
@@ -61,7 +64,7 @@ FUZZ_VALUES ?= 20000
 FUZZ_SEED   ?= 1
 # Hypothesis cross-runner fuzzing; a disagreement is shrunk and written to $(OUT)/fuzz/regressions/<hash>.yaml.
 # Fails when it finds one, or when --seconds runs out before FUZZ_VALUES values were checked.
-fuzz: setup build
+fuzz: setup-fuzz build
 	$(PY) -m fuzz --runners $(RUNNERS) --values $(FUZZ_VALUES) --seed $(FUZZ_SEED) --seconds 300 --out $(OUT)/fuzz
 
 # After verify: every must-reject vector got one class from every runner (tools/reject_agreement.py).

@@ -18,6 +18,7 @@ class Corpus:
     vectors: list = field(default_factory=list)    # every vector, sorted by id
     family_of: dict = field(default_factory=dict)  # vector id -> its file's family
     file_of: dict = field(default_factory=dict)    # vector id -> index of its file in files
+    position_of: dict = field(default_factory=dict)  # vector id -> its index in its file's "vectors"
 
     @property
     def version(self):
@@ -58,6 +59,7 @@ def load(path):
             corpus.vectors.append(vector)
             corpus.family_of[vid] = data["family"]
             corpus.file_of[vid] = len(corpus.files)
+            corpus.position_of[vid] = i
         corpus.files.append({"path": str(p), "corpus_version": data["corpus_version"],
                              "family": data["family"], "vectors": len(data["vectors"])})
     versions = {f["corpus_version"] for f in corpus.files}

@@ -14,14 +14,15 @@ import tempfile
 from pathlib import Path
 
 from harness import corpus as corpus_mod
+from harness import corpus_lint
 from harness import ops as ops_mod
 from harness import schemas
 
 FORMAT = 1
 KEEP = 8        # catalogs kept per cache directory (the newest)
 # What decides whether a corpus is valid: a change to any of these invalidates every catalog.
-_VALIDATORS = ["harness/corpus.py", "harness/corpus_cache.py", "harness/corpus_lint.py", "harness/fast_schema.py",
-               "harness/schemas.py", "harness/ops.py"]
+_VALIDATORS = ["harness/corpus.py", "harness/corpus_cache.py", "harness/corpus_lint.py", "harness/id_prefixes.json",
+               "harness/fast_schema.py", "harness/schemas.py", "harness/ops.py"]
 
 
 class Catalog:
@@ -78,6 +79,7 @@ def open_corpus(path, cache_dir=None):
             files = [{k: f[k] for k in ("path", "corpus_version", "family", "vectors")} for f in stored["files"]]
             return Catalog(files, stored["meta"], parse), "cached"
     corpus = corpus_mod.load(path)
+    corpus_lint.check(corpus, corpus_mod.CorpusError)
     by_id = {v["id"]: v for v in corpus.vectors}
     meta = {v["id"]: [corpus.file_of[v["id"]], v["era"], v.get("format", "msgpack"),
                       [op.name for op in ops_mod.ops_for(v)]] for v in corpus.vectors}

@@ -164,6 +164,11 @@ def test_the_guide_names_these_steps_and_checks():
     for check in [n.split("::")[1] for name in CHECKS if name != "runner" for n in CHECKS[name]]:
         assert check in text, f"docs/add-a-type.md does not name the check {check}"
     assert "-k 'ignite.*.<type>*'" in text
+    # What the guide says about the red checks is what STEPS asserts: several stay red after a step, and the
+    # generator's drift check lists every file a version bump rewrites, not only the new one.
+    assert "exactly one named check" not in text
+    assert len(STEPS[1][2]) == 5 and "after step 2, for instance,\nfive do" in text
+    assert "every other corpus file too" in text
     positions = [text.find(f"## {title[0]}. ") for title, _, _ in STEPS]
     assert -1 not in positions and positions == sorted(positions), "the guide's steps are not numbered 1..7 in order"
 

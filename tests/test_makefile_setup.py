@@ -1,0 +1,24 @@
+"""make verify installs only what verify needs; the browser test's packages come with make pytest / make test."""
+
+import subprocess
+
+from harness_fixtures.harness_helpers import REPO
+
+BROWSER_AND_TESTS = ("chromium", "chromium-driver", "python3-selenium", "python3-pytest", "python3-lxml",
+                     "python3-junitparser", "python3-hypothesis")
+
+
+def installs(target):
+    """The Debian packages `make -n TARGET` would ask tools/need-deb for (the runners' own setups left out)."""
+    p = subprocess.run(["make", "-n", "--no-print-directory", target, "RUNNERS=", "ALL_RUNNERS="], cwd=REPO,
+                       capture_output=True, text=True, timeout=60, check=True)
+    return {word for line in p.stdout.splitlines() if "tools/need-deb" in line for word in line.split()[1:]}
+
+
+def test_verify_installs_only_the_harness_packages():
+    assert installs("verify") == {"python3-jsonschema", "python3-yaml"}
+
+
+def test_pytest_installs_the_browser_test_packages():
+    assert set(BROWSER_AND_TESTS) <= installs("pytest")
+    assert "python3-hypothesis" in installs("fuzz") and "chromium" not in installs("fuzz")
