@@ -1,7 +1,7 @@
 // Runner protocol v1 (schema/protocol.schema.json): one JSON request per stdin line, one JSON response per
 // stdout line, in order. Logs go to stderr only. The codec lives in codec.mjs.
 import { readFileSync } from "node:fs";
-import { createInterface } from "node:readline";
+import { StringDecoder } from "node:string_decoder";
 import * as binaryTuple from "./binaryTuple.mjs";
 import { decodeAll, encodeAll, fromHex, toHex } from "./codec.mjs";
 import { ERAS } from "./igniteExt.mjs";
@@ -17,9 +17,6 @@ const libraryVersion = JSON.parse(
 
 /** @param {string} text */
 const log = (text) => process.stderr.write(`[js-runner] ${text}\n`);
-
-/** @param {object} response */
-const send = (response) => process.stdout.write(JSON.stringify(response) + "\n");
 
 /**
  * @param {any} request
@@ -83,33 +80,69 @@ function answer(id, work) {
   }
 }
 
-const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-lines.on("line", (line) => {
-  if (line.trim() === "") return;
+/**
+ * The answer line for one request line, "" for a line without an answer, or null for "stop".
+ * @param {string} line
+ */
+function serve(line) {
+  if (line.trim() === "") return "";
   let request;
   try {
     request = JSON.parse(line);
   } catch (e) {
     log(`not JSON, ignored: ${line.slice(0, 200)}`);
-    return;
+    return "";
   }
   let response;
   try {
     response = handle(request);
   } catch (e) {
     log(`bad request: ${/** @type {Error} */ (e).message}`);
-    response = typeof request?.id === "number" ? { id: request.id, skipped: `bad request: ${/** @type {Error} */ (e).message}` } : null;
-    if (response === null) return;
+    if (typeof request?.id !== "number") return "";
+    response = { id: request.id, skipped: `bad request: ${/** @type {Error} */ (e).message}` };
   }
-  if (response === null) {
-    lines.close(); // "stop": exit without answering
+  return response === null ? null : JSON.stringify(response) + "\n";
+}
+
+// Every complete line a read delivered is answered, then the answers leave in one write: the harness sends a
+// window of requests, and a write per line would cost a system call each. Nothing waits for more input while
+// an answer is held back, because the write happens before the next read.
+const decoder = new StringDecoder("utf8");
+let partial = "";
+let stopped = false;
+process.stdin.on("data", (chunk) => {
+  if (stopped) return;
+  const piece = decoder.write(chunk);
+  const end = piece.lastIndexOf("\n"); // only the new piece is searched: a long line comes in many chunks
+  if (end < 0) {
+    partial += piece;
     return;
   }
-  send(response);
+  const text = partial + piece.slice(0, end);
+  partial = piece.slice(end + 1);
+  let out = "";
+  for (const line of text.split("\n")) {
+    const answer = serve(line);
+    if (answer === null) {
+      stopped = true; // "stop": exit without answering
+      break;
+    }
+    out += answer;
+  }
+  if (out) process.stdout.write(out);
+  if (stopped) finish();
 });
+process.stdin.on("end", () => {
+  if (stopped) return;
+  const rest = partial + decoder.end();
+  const answer = rest === "" ? "" : serve(rest);
+  if (answer) process.stdout.write(answer);
+  finish();
+});
+
 // Exit once every response has left: a large response to a pipe is written asynchronously, and process.exit()
 // would drop what is still queued. The empty write's callback runs after all earlier writes are flushed.
-lines.on("close", () => {
+function finish() {
   process.stdin.destroy();
   process.stdout.write("", () => process.exit(0));
-});
+}

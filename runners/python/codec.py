@@ -114,10 +114,14 @@ class Decoder:
 
     def value(self, depth):
         """One value; depth = number of enclosing arrays/maps."""
-        self.need(1, "a value")  # the count checks are lower bounds: an earlier element may have used the bytes
-        fmt = self.data[self.u.tell()]
+        # The count checks are lower bounds: an earlier element may have used the bytes.
+        pos = self.u.tell()
+        if pos >= len(self.data):
+            self.need(1, "a value")
+        fmt = self.data[pos]
         if fmt in ARRAY or fmt in MAP:
-            check(depth < MAX_DEPTH, "limit.depth", f"nesting deeper than {MAX_DEPTH}")
+            if depth >= MAX_DEPTH:
+                raise WireError("limit.depth", f"nesting deeper than {MAX_DEPTH}")
             if fmt in ARRAY:
                 n = self.u.read_array_header()
                 self.need(n, f"array of {n}")  # each element takes >= 1 byte: check before iterating
@@ -149,7 +153,9 @@ class Decoder:
         return {"type": "bin", "hex": v.hex()}
 
     def need(self, n, what):
-        check(n <= self.remaining(), "malformed.truncated", f"{what} needs at least {n} more bytes, {self.remaining()} left")
+        left = len(self.data) - self.u.tell()
+        if n > left:    # the message is built only on failure: this runs once per value
+            raise WireError("malformed.truncated", f"{what} needs at least {n} more bytes, {left} left")
 
     def read_ext(self, fmt):
         # Own header parse: msgpack-python rejects ext codes < -1 and turns -1 into a Timestamp.

@@ -1,9 +1,12 @@
 #!/usr/bin/python3
 """Conformance runner for msgpack-python: protocol v1 (schema/protocol.schema.json) over stdin/stdout.
 
-One JSON request per line in, one JSON response per line out (flushed); logs go to stderr only.
+One JSON request per line in, one JSON response per line out; logs go to stderr only. Answers are flushed
+before every read that could block, so the harness's window of requests is answered with one write, not one
+per line, and no answer ever waits for more input.
 The runner never sees expected results: it encodes or decodes what it is given and the harness judges."""
 import json
+import os
 import sys
 import traceback
 
@@ -68,9 +71,28 @@ def answer(req):
     return {"id": req["id"], **body}
 
 
-def write(obj):
-    sys.stdout.write(json.dumps(obj, separators=(",", ":")) + "\n")  # ASCII only: json escapes the rest
-    sys.stdout.flush()
+_ENCODER = json.JSONEncoder(separators=(",", ":"))   # ASCII only: json escapes the rest
+
+
+def request_batches(fd=0, chunk=1 << 16):
+    """Lists of complete request lines, each list what one read made available (a line may span many reads).
+    Only the read for the next list may block, so a caller that flushes after each list never holds an answer
+    while waiting for input."""
+    buf = bytearray()
+    while True:
+        data = os.read(fd, chunk)
+        if not data:
+            if buf:
+                yield [bytes(buf)]
+            return
+        start = len(buf)
+        buf += data
+        end = buf.rfind(b"\n", start)
+        if end < 0:
+            continue
+        lines = bytes(buf[:end]).split(b"\n")
+        del buf[:end + 1]
+        yield lines
 
 
 def main():
@@ -78,7 +100,21 @@ def main():
     # per level: the default limit (1000) is below what 512 levels of legal input need. Encode has no depth
     # limit of its own, so leave room for deeper requests too.
     sys.setrecursionlimit(20000)
-    for raw in sys.stdin.buffer:
+    out = sys.stdout.buffer
+    for batch in request_batches():
+        answers = []
+        stop = serve(batch, answers)
+        if answers:
+            out.write("".join(answers).encode("ascii"))
+            out.flush()
+        if stop:
+            break
+    return 0
+
+
+def serve(batch, answers):
+    """Appends the answer line to each request line of batch; True once a 'stop' request was read."""
+    for raw in batch:
         if not raw.strip():
             continue
         try:
@@ -86,18 +122,18 @@ def main():
         except ValueError as e:
             log(f"unreadable request line, no id to answer ({e}): {raw[:200]!r}")
             continue
-        cmd = req.get("cmd")
+        cmd = req.get("cmd") if isinstance(req, dict) else None
         if cmd == "stop":
-            break
+            return True
         if cmd == "start":
             if req.get("protocol") != PROTOCOL:
                 log(f"harness speaks protocol {req.get('protocol')}, this runner {PROTOCOL}")
-            write(start_response())
-        elif "id" in req:
-            write(answer(req))
+            answers.append(_ENCODER.encode(start_response()) + "\n")
+        elif isinstance(req, dict) and "id" in req:
+            answers.append(_ENCODER.encode(answer(req)) + "\n")
         else:
             log(f"request without id ignored: {raw[:200]!r}")
-    return 0
+    return False
 
 
 if __name__ == "__main__":

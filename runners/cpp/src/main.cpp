@@ -1,5 +1,5 @@
 // Protocol loop of the C++ runner (schema/protocol.schema.json, version 1): one JSON request per stdin line,
-// one JSON response per stdout line, logs on stderr.
+// one JSON response per stdout line (flushed before any read that could block), logs on stderr.
 #include <iostream>
 #include <string>
 
@@ -10,6 +10,7 @@
 #include "codec.hpp"
 #include "errors.hpp"
 #include "ignite_ext.hpp"
+#include "stdin_lines.hpp"
 
 namespace {
 
@@ -80,8 +81,9 @@ ojson answer(const std::string& cmd, const ojson& req) {
 
 int main() {
     std::ios::sync_with_stdio(false);
+    StdinLines lines;
     std::string line;
-    while (std::getline(std::cin, line)) {
+    while (lines.next(line)) {
         if (line.empty()) continue;
         ojson req = ojson::parse(line, nullptr, /*allow_exceptions=*/false);
         if (req.is_discarded() || !req.is_object() || !req.contains("cmd")) {
@@ -89,7 +91,7 @@ int main() {
             return 2;
         }
         const std::string cmd = req["cmd"].is_string() ? req["cmd"].get<std::string>() : "";
-        if (cmd == "stop") return 0;
+        if (cmd == "stop") return std::cout.flush() ? 0 : 1;
         ojson resp;
         if (cmd == "start") {
             resp = hello();
@@ -100,7 +102,8 @@ int main() {
             return 2;
         }
         // Library messages may quote input bytes: never let them break the JSON line.
-        std::cout << resp.dump(-1, ' ', false, ojson::error_handler_t::replace) << "\n" << std::flush;
+        std::cout << resp.dump(-1, ' ', false, ojson::error_handler_t::replace) << '\n';
+        if (!lines.line_buffered()) std::cout.flush();  // flushed before any read that could block
     }
     return 0;
 }

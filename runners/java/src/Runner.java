@@ -4,14 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.BufferedReader;
-import java.io.BufferedWriter;
+import java.io.BufferedOutputStream;
 import java.io.File;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
-import java.io.OutputStreamWriter;
-import java.io.Writer;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,11 +39,11 @@ public final class Runner {
         IgniteExt ignite = new IgniteExt(JSON.readTree(registryFile));
         Codec codec = new Codec(ignite);
         BinaryTuple tuples = new BinaryTuple(codec);
-        BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        Writer out = new BufferedWriter(new OutputStreamWriter(System.out, StandardCharsets.UTF_8));
-        String line;
-        while ((line = in.readLine()) != null) {
-            if (line.isBlank()) {
+        StdinLines in = new StdinLines(System.in);
+        OutputStream out = new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16);
+        byte[] line;
+        while ((line = in.next()) != null) {
+            if (new String(line, StandardCharsets.UTF_8).isBlank()) {
                 continue;
             }
             JsonNode request;
@@ -52,21 +51,26 @@ public final class Runner {
                 request = JSON.readTree(line);
             } catch (JsonProcessingException e) {
                 System.err.println("unreadable request: " + e);
-                respond(out, unreadable(line, e));
+                respond(out, unreadable(new String(line, StandardCharsets.UTF_8), e), in);
                 continue;
             }
             String cmd = request.path("cmd").asText();
             if (cmd.equals("stop")) {
                 break;
             }
-            respond(out, cmd.equals("start") ? start(ignite) : serve(codec, tuples, ignite, request));
+            respond(out, cmd.equals("start") ? start(ignite) : serve(codec, tuples, ignite, request), in);
         }
+        out.flush();
     }
 
-    private static void respond(Writer out, ObjectNode response) throws IOException {
-        out.write(JSON.writeValueAsString(response));
+    /** Writes one answer line; flushed only when the next request is not already buffered (a read could block). */
+    private static void respond(OutputStream out, ObjectNode response, StdinLines in) throws IOException {
+        // Through a String: Jackson's byte writer would escape characters beyond the BMP as surrogate pairs.
+        out.write(JSON.writeValueAsString(response).getBytes(StandardCharsets.UTF_8));
         out.write('\n');
-        out.flush();
+        if (!in.lineBuffered()) {
+            out.flush();
+        }
     }
 
     /** The answer to a line Jackson cannot read: 'skipped', with the id found by a plain text match. */

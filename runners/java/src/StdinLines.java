@@ -1,0 +1,73 @@
+import java.io.IOException;
+import java.io.InputStream;
+import java.util.Arrays;
+
+/**
+ * Request lines from stdin, read in large blocks. It can tell whether the next line is already complete in its
+ * buffer, so the protocol loop flushes its answers only before a read that could block: a window of requests
+ * is answered with one write, and no answer waits for more input.
+ */
+final class StdinLines {
+    private final InputStream in;
+    private byte[] buf = new byte[1 << 16];
+    private int pos;   // start of the next line
+    private int scan;  // buf[pos, scan) holds no '\n'
+    private int end;   // bytes in buf
+    private boolean eof;
+
+    StdinLines(InputStream in) {
+        this.in = in;
+    }
+
+    /** The next line without its '\n' (the last line may lack one); null at end of input. */
+    byte[] next() throws IOException {
+        for (;;) {
+            int nl = indexOfNewline(scan);
+            if (nl >= 0) {
+                byte[] line = Arrays.copyOfRange(buf, pos, nl);
+                pos = scan = nl + 1;
+                return line;
+            }
+            scan = end; // searched: a long line arrives in many blocks, each searched once
+            if (eof) {
+                if (pos == end) {
+                    return null;
+                }
+                byte[] line = Arrays.copyOfRange(buf, pos, end);
+                pos = scan = end;
+                return line;
+            }
+            fill();
+        }
+    }
+
+    /** True when next() can return without reading. */
+    boolean lineBuffered() {
+        return eof || indexOfNewline(pos) >= 0;
+    }
+
+    private int indexOfNewline(int from) {
+        for (int i = from; i < end; i++) {
+            if (buf[i] == '\n') {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private void fill() throws IOException {
+        System.arraycopy(buf, pos, buf, 0, end - pos);
+        end -= pos;
+        scan -= pos;
+        pos = 0;
+        if (end == buf.length) {
+            buf = Arrays.copyOf(buf, buf.length * 2);
+        }
+        int n = in.read(buf, end, buf.length - end);
+        if (n < 0) {
+            eof = true;
+        } else {
+            end += n;
+        }
+    }
+}
