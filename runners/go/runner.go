@@ -8,6 +8,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -129,7 +130,11 @@ func main() {
 		if len(line) > 0 && !isBlank(line) {
 			var req request
 			if jerr := json.Unmarshal(line, &req); jerr != nil {
-				logf("unreadable request line, no id to answer (%v): %.200s", jerr, line)
+				if id, ok := requestID(line); ok { // e.g. nested deeper than encoding/json reads (10,000)
+					write(enc, out, obj{"id": id, "skipped": "unreadable request: " + jerr.Error()})
+				} else {
+					logf("unreadable request line, no id to answer (%v): %.200s", jerr, line)
+				}
 			} else if req.Cmd == "stop" {
 				break
 			} else if req.Cmd == "start" {
@@ -162,6 +167,43 @@ func write(enc *json.Encoder, out *bufio.Writer, v obj) {
 	if err := out.Flush(); err != nil {
 		os.Exit(1)
 	}
+}
+
+// requestID finds the top-level "id" of a request that json.Unmarshal refused, by reading tokens (no nesting
+// limit), so that the request is still answered rather than left to the harness's timeout.
+func requestID(line []byte) (json.Number, bool) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return "", false
+	}
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		if key == "id" {
+			id, err := dec.Token()
+			n, ok := id.(json.Number)
+			return n, err == nil && ok
+		}
+		for depth := 0; ; { // skip the member's value, token by token
+			t, err := dec.Token()
+			if err != nil {
+				return "", false
+			}
+			switch t {
+			case json.Delim('{'), json.Delim('['):
+				depth++
+			case json.Delim('}'), json.Delim(']'):
+				depth--
+			}
+			if depth == 0 {
+				break
+			}
+		}
+	}
+	return "", false
 }
 
 func isBlank(line []byte) bool {
