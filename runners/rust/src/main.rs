@@ -95,20 +95,23 @@ fn parse(line: &[u8]) -> serde_json::Result<Value> {
 
 fn write(out: &mut impl Write, v: &Value) -> io::Result<()> {
     serde_json::to_writer(&mut *out, v)?; // escapes control characters; UTF-8 otherwise
-    out.write_all(b"\n")?;
-    out.flush()
+    out.write_all(b"\n")
 }
 
 fn serve(reg: &Registry) -> io::Result<()> {
-    let stdin = io::stdin();
-    let mut input = stdin.lock();
+    // Own buffers on both sides, so the loop can see whether a complete request is already read: answers are
+    // flushed once before a read that could block (PROTOCOL.md 1), not per line.
+    let mut input = io::BufReader::with_capacity(1 << 16, io::stdin());
     let stdout = io::stdout();
-    let mut out = io::BufWriter::new(stdout.lock());
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut line = Vec::new();
     loop {
+        if !input.buffer().contains(&b'\n') {
+            out.flush()?;
+        }
         line.clear();
         if input.read_until(b'\n', &mut line)? == 0 {
-            return Ok(()); // end of input means stop
+            return out.flush(); // end of input means stop
         }
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
@@ -122,7 +125,7 @@ fn serve(reg: &Registry) -> io::Result<()> {
             }
         };
         match (text(&req, "cmd"), req.get("id")) {
-            (Some("stop"), _) => return Ok(()),
+            (Some("stop"), _) => return out.flush(),
             (Some("start"), _) => {
                 if req.get("protocol").and_then(Value::as_i64) != Some(PROTOCOL) {
                     log(&format!("harness speaks protocol {}, this runner {PROTOCOL}", req.get("protocol").unwrap_or(&Value::Null)));
