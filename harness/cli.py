@@ -167,8 +167,8 @@ def verify(args, stdout, stderr):
     cache_dir = None if args.no_cache else Path(args.cache_dir)
     catalog, how = corpus_cache.open_corpus(args.corpus, cache_dir)
     if how == "cached":
-        print(f"harness: corpus: validated before (cache {_shown_path(cache_dir)}): loading the selected vectors only",
-              file=stderr)
+        print(f"harness: corpus: validated before (cache {_shown_path(cache_dir)}): not checked again, only the "
+              f"files holding the selected vectors are read", file=stderr)
     registry_version = schemas.load("registry.json")["corpus_version"]
     if catalog.version != registry_version:
         print(f"harness: note: corpus files are version {catalog.version}, schema/registry.json says "
