@@ -126,12 +126,19 @@ func main() {
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	for {
+		// Answers are written as requests are read, and flushed whenever the next read could block (no complete
+		// line is buffered): one write per batch the harness sends, never an answer held back (PROTOCOL.md 1).
+		if !lineBuffered(in) {
+			if err := out.Flush(); err != nil {
+				os.Exit(1)
+			}
+		}
 		line, err := in.ReadBytes('\n')
 		if len(line) > 0 && !isBlank(line) {
 			var req request
 			if jerr := json.Unmarshal(line, &req); jerr != nil {
 				if id, ok := requestID(line); ok { // e.g. nested deeper than encoding/json reads (10,000)
-					write(enc, out, obj{"id": id, "skipped": "unreadable request: " + jerr.Error()})
+					write(enc, obj{"id": id, "skipped": "unreadable request: " + jerr.Error()})
 				} else {
 					logf("unreadable request line, no id to answer (%v): %.200s", jerr, line)
 				}
@@ -141,9 +148,9 @@ func main() {
 				if req.Protocol.String() != fmt.Sprint(protocol) {
 					logf("harness speaks protocol %s, this runner %d", req.Protocol, protocol)
 				}
-				write(enc, out, startResponse())
+				write(enc, startResponse())
 			} else if req.ID != nil {
-				write(enc, out, answer(&req))
+				write(enc, answer(&req))
 			} else {
 				logf("request without id ignored: %.200s", line)
 			}
@@ -159,14 +166,17 @@ func main() {
 	out.Flush()
 }
 
-func write(enc *json.Encoder, out *bufio.Writer, v obj) {
+func write(enc *json.Encoder, v obj) {
 	if err := enc.Encode(v); err != nil { // Encode ends the line with \n
 		logf("cannot write a response: %v", err)
 		os.Exit(1)
 	}
-	if err := out.Flush(); err != nil {
-		os.Exit(1)
-	}
+}
+
+// lineBuffered reports whether a complete request line is already in the reader's buffer.
+func lineBuffered(in *bufio.Reader) bool {
+	buffered, _ := in.Peek(in.Buffered())
+	return bytes.IndexByte(buffered, '\n') >= 0
 }
 
 // requestID finds the top-level "id" of a request that json.Unmarshal refused, by reading tokens (no nesting
