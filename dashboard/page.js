@@ -69,7 +69,8 @@ function renderRunners() {
     DATA.runners.map(r => el("tr", {},
       el("th", {class: "rowhead"}, r.name),
       el("td", {}, chip(r.failing ? (r.state === "crash" ? "crash" : "fail") : r.state,
-                        r.start_error ? "‼ did not start" : r.failing ? `✗ ${r.failing} failing` : STATE_TEXT[r.state])),
+                        r.start_error ? "‼ did not start" : r.failing ? `✗ ${r.failing} failing` :
+                        r.state === "unclaimed" ? "✓ pass (part unclaimed)" : STATE_TEXT[r.state])),
       el("td", {}, r.language ?? "—"),
       el("td", {}, [r.library, r.library_version].filter(Boolean).join(" ") || "—"),
       cols.map(c => el("td", {class: "num" + (r.counts[c] && c !== "pass" && c !== "info" ? " " +

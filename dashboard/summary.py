@@ -7,7 +7,7 @@ from dashboard.status import FAILING
 
 MAX_FAILING_ROWS = 100
 MARK = {"pass": "✅ pass", "info": "✅ pass", "xfail": "✅ pass (expected failures)", "fail": "❌ fail",
-        "crash": "💥 crash", "unclaimed": "➖ unclaimed only", "none": "➖ nothing ran"}
+        "crash": "💥 crash", "unclaimed": "✅ pass (part unclaimed)", "none": "➖ nothing ran"}
 
 
 def _cell(text):

@@ -46,7 +46,8 @@ def test_half_done_runner_passes_with_unclaimed_counted_everywhere(tmp_path):
                            "--out", str(tmp_path / "dash")]) == 0
     badge = json.loads((tmp_path / "dash" / "badges" / "half-done.json").read_text())
     assert badge["message"] == f"{len(claimed)}/{len(verdicts)} pass, {n} unclaimed"
-    assert f"{n} unclaimed" in (tmp_path / "dash" / "summary.md").read_text()
+    summary = (tmp_path / "dash" / "summary.md").read_text()
+    assert f"{n} unclaimed" in summary and "✅ pass (part unclaimed)" in summary
 
 
 def test_require_turns_a_missing_capability_into_a_failure(tmp_path):
