@@ -2,6 +2,9 @@
 
 import fnmatch
 import json
+import os
+import stat
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -10,6 +13,31 @@ from harness import schemas
 
 class CorpusError(Exception):
     """The corpus cannot be run; the message names the file and JSON path."""
+
+
+# Limits on what the harness reads (runners/PROTOCOL.md, "Limits"), checked before reading: the largest corpus
+# file is under 3 MB and its longest hex string under 1 MB. Nesting is limited by the harness's recursion limit
+# (20,000 levels), integers by Python's 4,300 digits.
+MAX_FILE_BYTES = 32 << 20
+MAX_HEX_CHARS = 8 << 20
+
+
+def checked_file(p, root=None):
+    """p, if it is a regular file of at most MAX_FILE_BYTES (a link: to a regular file inside root); else
+    CorpusError. FIFOs, devices and links out of the corpus directory are never opened."""
+    try:
+        if root is not None and p.is_symlink():
+            target = p.resolve()
+            if Path(root).resolve() not in target.parents:
+                raise CorpusError(f"{p}: a link out of the corpus directory (to {target}); not read")
+        info = os.stat(p)
+    except OSError as e:
+        raise CorpusError(f"{p}: cannot read: {e.strerror}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise CorpusError(f"{p}: not a regular file (a FIFO, device or directory); not read")
+    if info.st_size > MAX_FILE_BYTES:
+        raise CorpusError(f"{p}: {info.st_size} bytes, over the limit of {MAX_FILE_BYTES} bytes per corpus file")
+    return p
 
 
 @dataclass
@@ -29,11 +57,11 @@ class Corpus:
 def load(path):
     path = Path(path)
     if path.is_dir():
-        paths = sorted(p for p in path.glob("*.json") if p.name != "manifest.json")   # see harness/manifest.py
-        if not paths:
+        paths = sorted(checked_file(p, path) for p in path.glob("*.json") if p.name != "manifest.json")
+        if not paths:                                           # manifest.json: see harness/manifest.py
             raise CorpusError(f"{path}: no *.json corpus files")
-    elif path.is_file():
-        paths = [path]
+    elif path.exists():
+        paths = [checked_file(path)]
     else:
         raise CorpusError(f"{path}: no such file or directory")
 
@@ -43,9 +71,16 @@ def load(path):
         try:
             with open(p, encoding="utf-8") as f:
                 data = json.load(f)
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-            raise CorpusError(f"{p}: not a readable JSON file: {e}") from None
-        problems = [] if schemas.is_valid("corpus.schema.json", "", data) else _problems(data)
+        except (OSError, ValueError) as e:     # ValueError: not UTF-8, not JSON, an integer over 4,300 digits
+            raise CorpusError(f"{p}: not a readable JSON file: {str(e).splitlines()[0][:300]}") from None
+        except RecursionError:
+            raise CorpusError(f"{p}: nested deeper than the harness reads ({sys.getrecursionlimit()} levels)") \
+                from None
+        _check_hex_sizes(p, data)
+        try:
+            problems = [] if schemas.is_valid("corpus.schema.json", "", data) else _problems(data)
+        except RecursionError:
+            raise CorpusError(f"{p}: nested too deep to check ({sys.getrecursionlimit()} levels)") from None
         if problems:
             raise CorpusError(f"{p}: does not match schema/corpus.schema.json:\n  " + "\n  ".join(problems))
         for i, vector in enumerate(data["vectors"]):
@@ -68,6 +103,23 @@ def load(path):
                           ", ".join(f"{f['path']}={f['corpus_version']}" for f in corpus.files))
     corpus.vectors.sort(key=lambda v: v["id"])
     return corpus
+
+
+def _check_hex_sizes(p, data):
+    """The bytes of each vector (canonical, hex, variants) are at most MAX_HEX_CHARS hex digits: every request
+    carrying them must fit a runner's line limit."""
+    vectors = data.get("vectors") if isinstance(data, dict) else None
+    for i, v in enumerate(vectors if isinstance(vectors, list) else []):
+        if not isinstance(v, dict):
+            continue
+        texts = [("canonical", v.get("canonical")), ("hex", v.get("hex"))]
+        variants = v.get("variants")
+        texts += [(f"variants[{j}].hex", w.get("hex")) for j, w in enumerate(variants if isinstance(variants, list)
+                                                                            else []) if isinstance(w, dict)]
+        for where, text in texts:
+            if isinstance(text, str) and len(text) > MAX_HEX_CHARS:
+                raise CorpusError(f"{p}: $.vectors[{i}].{where}: {len(text)} hex digits, over the limit of "
+                                  f"{MAX_HEX_CHARS}")
 
 
 def _problems(data):

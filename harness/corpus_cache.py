@@ -100,8 +100,8 @@ def _digests(path):
         return None
     out = {}
     for p in paths:
-        if not p.is_file() or p.is_symlink():      # anything unusual goes through the full, guarded load
-            return None
+        if not p.is_file() or p.is_symlink() or p.stat().st_size > corpus_mod.MAX_FILE_BYTES:
+            return None     # anything unusual goes through the full, guarded load (harness/corpus.py)
         data = p.read_bytes()
         out[p.name] = (hashlib.sha256(data).hexdigest(), data)
     return out

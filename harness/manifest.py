@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 from harness import schemas
+from harness.corpus import checked_file
 
 NAME = "manifest.json"
 
@@ -32,13 +33,13 @@ def check(path, require=False):
             raise ManifestError(f"{manifest_path}: missing: the corpus cannot be told from a partial or edited "
                                 f"copy (use the vectors/ directory of a release)")
         return f"{path}: no {NAME}: the files are not checked against a release manifest"
-    manifest = _read(manifest_path)
+    manifest = _read(checked_file(manifest_path, path))
     listed = {entry["path"]: entry for entry in manifest["files"]}
     present = {p.name for p in path.glob("*.json") if p.name != NAME}
     problems = [f"missing: {name} (listed in {NAME})" for name in sorted(set(listed) - present)]
     problems += [f"extra: {name} (not listed in {NAME})" for name in sorted(present - set(listed))]
     for name in sorted(set(listed) & present):
-        data = (path / name).read_bytes()
+        data = checked_file(path / name, path).read_bytes()
         digest = hashlib.sha256(data).hexdigest()
         if digest != listed[name]["sha256"]:
             problems.append(f"changed: {name} (sha256 {digest}, {NAME} says {listed[name]['sha256']})")

@@ -241,3 +241,61 @@ def test_report_writing_is_atomic(tmp_path):
         report.write(path, {"detail": "lone \ud800"})
     assert path.read_text() == '{"old": true}\n'
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
+
+
+def corpus_run(tmp_path, corpus, timeout=60):
+    """The harness over a hostile corpus, as its own process: (exit status, stderr lines, peak RSS KiB)."""
+    argv = [PY, str(FIXTURES / "rss_harness.py"), "verify", "--corpus", str(corpus), "--out", str(tmp_path / "out"),
+            "--runners", "oracle", "--command", oracle_command(), "--runners-dir", str(tmp_path)]
+    p = subprocess.run(argv, capture_output=True, timeout=timeout, text=True)
+    lines = p.stderr.strip().splitlines()
+    return p.returncode, lines[:-1], int(lines[-1].split()[1])
+
+
+def hostile_corpus(tmp_path, name, content=None):
+    """The fixture corpus plus one more entry (written as bytes, or made by the caller when content is None)."""
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for p in CORPUS.glob("*.json"):
+        (corpus / p.name).write_bytes(p.read_bytes())
+    if content is not None:
+        (corpus / name).write_bytes(content)
+    return corpus
+
+
+def _file_with(tail):
+    return b'{"corpus_version": "1.0.0", "family": "hostile", "vectors": [], "x": ' + tail + b"}"
+
+
+@pytest.mark.parametrize("name, content, words", [
+    ("long-int.json", lambda: _file_with(b"7" * 5000), "not a readable JSON file: Exceeds the limit (4300 digits)"),
+    ("deep.json", lambda: _file_with(b"[" * 200_000 + b"]" * 200_000), "nested deeper than the harness reads"),
+    ("big.json", lambda: _file_with(b'"' + b"ab" * (32 << 20) + b'"'), "over the limit of 33554432 bytes per corpus"),
+], ids=["5000-digit-int", "200000-deep", "64-MiB-hex"])
+def test_hostile_corpus_files_are_refused_with_one_line(tmp_path, name, content, words):
+    code, lines, peak = corpus_run(tmp_path, hostile_corpus(tmp_path, name, content()))
+    assert code == 2
+    assert lines[-1].startswith(f"harness: {tmp_path / 'corpus' / name}: ") and words in lines[-1], lines
+    assert "Traceback" not in "\n".join(lines)
+    assert peak < RSS_LIMIT_KIB
+
+
+def test_a_hex_string_over_the_limit_is_refused(tmp_path):
+    data = json.loads((CORPUS / "reject.json").read_text())
+    data["vectors"][0]["hex"] = "00" * (5 << 20)
+    code, lines, peak = corpus_run(tmp_path, hostile_corpus(tmp_path, "reject.json", json.dumps(data).encode()))
+    assert code == 2 and "$.vectors[0].hex: 10485760 hex digits, over the limit of 8388608" in lines[-1], lines
+    assert peak < RSS_LIMIT_KIB
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda p: os.mkfifo(p), "not a regular file"),
+    (lambda p: os.symlink("/dev/zero", p), "a link out of the corpus directory (to /dev/zero)"),
+    (lambda p: os.symlink(CORPUS / "basic.json", p), "a link out of the corpus directory"),
+], ids=["fifo", "link-to-dev-zero", "link-out"])
+def test_only_regular_files_inside_the_corpus_directory_are_read(tmp_path, make, words):
+    corpus = hostile_corpus(tmp_path, "odd.json")
+    make(corpus / "odd.json")
+    code, lines, peak = corpus_run(tmp_path, corpus, timeout=30)
+    assert code == 2 and f"{corpus / 'odd.json'}: " in lines[-1] and words in lines[-1], lines
+    assert peak < RSS_LIMIT_KIB
