@@ -124,7 +124,7 @@ else
     say "no dashboard in this release (or it failed): summary.md holds the harness's result lines"
     {
         printf '# Ignite wire conformance: %s (corpus %s)\n\n```\n' "$RUNNER_NAME" "$version"
-        grep -E '^[a-z0-9-]+( \(.*\))?: [0-9]+ pass|^[0-9]+ passed, [0-9]+ failed$' "$GATE_OUT/harness.txt" || true
+        grep -E '^[a-z0-9-]+( \(.*\))?: [0-9]+ pass|^[0-9]+ passed, [0-9]+ failed(, [0-9]+ unclaimed)?$' "$GATE_OUT/harness.txt" || true
         printf '```\n'
     } >"$GATE_OUT/summary.md"
 fi

@@ -239,7 +239,8 @@ def verify(args, stdout, stderr):
     if incomplete:
         print(f"INCOMPLETE: {incomplete}; {rep['incomplete']['missing']} verdicts missing "
               f"(report.json holds the ones gathered)", file=stdout)
-    print(f"{totals['passed']} passed, {totals['failed']} failed", file=stdout)
+    unclaimed = f", {totals['unclaimed']} unclaimed" if totals.get("unclaimed") else ""
+    print(f"{totals['passed']} passed, {totals['failed']} failed{unclaimed}", file=stdout)
     if incomplete:
         return 128 + _signals[0] if _signals else INTERNAL_ERROR
     return 0 if totals["failed"] == 0 else 1

@@ -34,6 +34,7 @@ def test_half_done_runner_passes_with_unclaimed_counted_everywhere(tmp_path):
     assert "UNCLAIMED half-done: " in r.stdout and "not claimed: runner does not support era 'msgpack'" in r.stdout
     assert "not claimed: runner does not support format 'binary-tuple'" in r.stdout
     assert "add:" not in r.stdout
+    assert r.last_line == f"{len(claimed)} passed, 0 failed, {n} unclaimed"
     # Report, schema-valid, and its totals.
     assert r.report["totals"]["unclaimed"] == n and r.report["totals"]["failed"] == 0
     assert r.report["runners"][0]["counts"]["unclaimed"] == n
