@@ -3,6 +3,7 @@
 //! One JSON request per line in, one JSON response per line out (flushed); logs go to stderr only.
 //! The runner never sees expected results: it encodes or decodes what it is given and the harness judges.
 
+use std::collections::HashMap;
 use std::io::{self, BufRead, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
@@ -11,14 +12,18 @@ use ignite_runner::errors::{from_hex, to_hex, unsupported, Failure, Result};
 use ignite_runner::ignite_ext::Registry;
 use ignite_runner::{binary_tuple, codec};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{json, Value};
 
 const PROTOCOL: i64 = 1;
 const CORPUS_MAJORS: [u64; 1] = [1];
 /// The runner runs with cwd runners/rust (runner.json).
 const REGISTRY: &str = "../../schema/registry.json";
-/// Requests nest typed values two JSON levels per container and serde_json recurses per level (its default
-/// limit of 128 is off): a large stack, of which only the touched pages become resident.
+/// Requests nest typed values two JSON levels per container, and serde_json recurses per level (its default
+/// limit of 128 is off). A request deeper than this is answered `skipped` without being parsed: 10,000 levels
+/// of typed values and the envelope, the Java runner's bound.
+const MAX_JSON_DEPTH: usize = 20_100;
+/// Room for that depth (parsing, encoding and dropping recurse): only the touched pages become resident.
 const STACK_BYTES: usize = 512 << 20;
 
 fn log(message: &str) {
@@ -85,6 +90,39 @@ fn answer(id: &Value, req: &Value, reg: &Registry) -> Value {
     body
 }
 
+/// The deepest `[`/`{` nesting of a JSON text (strings skipped): checked before parsing, which recurses per level.
+fn json_depth(line: &[u8]) -> usize {
+    let (mut depth, mut deepest, mut in_str, mut escaped) = (0usize, 0usize, false, false);
+    for &b in line {
+        if in_str {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_str = false,
+                _ => {}
+            }
+        } else {
+            match b {
+                b'"' => in_str = true,
+                b'[' | b'{' => {
+                    depth += 1;
+                    deepest = deepest.max(depth);
+                }
+                b']' | b'}' => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+        }
+    }
+    deepest
+}
+
+/// The id of a request too deep to parse into a `Value`: serde_json skips the other members (RawValue) with an
+/// explicit stack, not by recursing.
+fn shallow_id(line: &[u8]) -> Option<Value> {
+    let envelope: HashMap<String, Box<RawValue>> = serde_json::from_slice(line).ok()?;
+    serde_json::from_str(envelope.get("id")?.get()).ok()
+}
+
 fn parse(line: &[u8]) -> serde_json::Result<Value> {
     let mut de = serde_json::Deserializer::from_slice(line);
     de.disable_recursion_limit();
@@ -117,6 +155,15 @@ fn serve(reg: &Registry) -> io::Result<()> {
             continue;
         }
         let shown = || String::from_utf8_lossy(&line[..line.len().min(200)]).into_owned();
+        let depth = json_depth(&line);
+        if depth > MAX_JSON_DEPTH {
+            let why = format!("the request nests {depth} levels of JSON, over this runner's {MAX_JSON_DEPTH}");
+            match shallow_id(&line) {
+                Some(id) => write(&mut out, &json!({"id": id, "skipped": why}))?,
+                None => log(&format!("{why}, and no id to answer: {}", shown())),
+            }
+            continue;
+        }
         let req = match parse(&line) {
             Ok(req) => req,
             Err(e) => {
@@ -159,5 +206,22 @@ fn main() {
             log(&format!("cannot start the runner thread: {e}"));
             std::process::exit(1);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn depth_counts_brackets_outside_strings() {
+        assert_eq!(json_depth(br#"{"a":[[1],{"b":"[[[{"}]}"#), 3);
+        assert_eq!(json_depth(br#"{"s":"\"[["}"#), 1);
+    }
+
+    #[test]
+    fn a_request_too_deep_to_parse_still_has_its_id() {
+        let deep = format!(r#"{{"cmd":"encode","values":{}{}, "id": 7}}"#, "[".repeat(100_000), "]".repeat(100_000));
+        assert_eq!(shallow_id(deep.as_bytes()), Some(json!(7)));
     }
 }
