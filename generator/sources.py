@@ -106,6 +106,7 @@ def repeated(spec, names, unit):
 
 def value(spec, names: dict, era: str) -> dict:
     """Short notation -> typed value (schema/value.schema.json)."""
+    spec = resolve(spec, names)   # "$name" for a bound value, also as an item of an array or map
     if spec == "nil":
         return {"type": "nil"}
     if isinstance(spec, bool):
@@ -314,6 +315,9 @@ def vector(case: dict, names: dict, kind: str, era: str, since: str) -> dict:
         if not hit:
             raise SourceError(f"no {form!r} variant to name {named['label']!r}")
         hit[0]["label"], hit[0]["why"] = subst(named["label"], names), subst(named["why"], names)
+    for extra in case.get("accept", []):   # other bytes every decoder must read, e.g. a wide header deeper inside
+        v["variants"].append({"label": subst(extra["label"], names), "hex": hex_bytes(resolve(extra["bytes"], names), names, era).hex(),
+                              "why": subst(extra["why"], names), "rules": subst(extra["rules"], names), "encoder_may_emit": False})
     if "nan" in case:
         v["nan"] = case["nan"]
     return v
