@@ -187,12 +187,19 @@ class RunnerProcess:
         self.stderr_tail.append(text + (f"... (truncated {dropped} bytes)" if dropped else ""))
 
     def _write_stdin(self):
-        while True:
-            data = self._writes.get()
-            if data is None:
-                break
+        done = False
+        while not done:
+            batch = [self._writes.get()]
+            while batch[-1] is not None:    # what else is queued goes out in the same write: one system call
+                try:
+                    batch.append(self._writes.get_nowait())
+                except queue.Empty:
+                    break
+            if batch[-1] is None:
+                done = True
+                batch.pop()
             try:
-                self.proc.stdin.write(data)
+                self.proc.stdin.write(b"".join(batch))
                 self.proc.stdin.flush()
             except (BrokenPipeError, OSError, ValueError):
                 break   # the runner is gone; the reader reports EOF

@@ -100,3 +100,14 @@ def test_fixture_corpus_loads_sorted():
     assert ids == sorted(ids) and len(ids) == len(set(ids)) == 16
     assert {v["kind"] for v in corpus.vectors} == {"value", "decode-reject", "encode-reject"}
     assert json.loads((CORPUS / "basic.json").read_text())["corpus_version"] == corpus.version
+
+
+def test_report_layers_read_back_as_the_same_value_with_one_verdict_per_line():
+    from harness import report
+    value = {"verdicts": [{"id": "a", "diagnosis": ["x", {"n": 1.5}], "empty": {}}, {"id": "ü\u2028", "l": []}],
+             "n": None, "flag": True, "nested": {"deep": [[1, 2], {"k": "v"}]}, "none": []}
+    text = report.layered_json(value, report.LAYERS)
+    assert json.loads(text) == value
+    lines = text.splitlines()
+    assert '  {"id": "a", "diagnosis": ["x", {"n": 1.5}], "empty": {}},' in lines   # a verdict: one line
+    assert report.layered_json([], 2) == "[]" and report.layered_json({}, 2) == "{}"
