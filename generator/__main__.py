@@ -25,8 +25,9 @@ def render() -> dict[str, str]:
             raise SourceError(f"{rel}: {e}") from None
         sources.append((rel, source, expand(source, rel)))
     # Derivations read the hand-written corpus: every source without a derive: section.
-    # Only MessagePack vectors: a Binary Tuple vector's prefixes and bytes follow other rules (spec 6.2).
-    pool = [v for _rel, source, vectors in sources if "derive" not in source for v in vectors if "format" not in v]
+    # The kinds select MessagePack vectors only, except tuple-truncations (a Binary Tuple's prefixes follow
+    # other rules, spec 6.2), which selects its format's.
+    pool = [v for _rel, source, vectors in sources if "derive" not in source for v in vectors]
     sources = [(rel, source, vectors + derive(source, rel, pool)) for rel, source, vectors in sources]
     kept = drop_duplicates(sources)
     out = {}

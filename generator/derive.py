@@ -21,7 +21,7 @@ RESERVED = wire.RESERVED
 def select(pool: list[dict], spec: dict, single: bool) -> list[dict]:
     """Value vectors whose id matches a `from` glob and no `exclude` glob (single: one top-level value)."""
     wanted, unwanted = spec.get("from", ["*"]), spec.get("exclude", [])
-    return [v for v in pool if v["kind"] == "value"
+    return [v for v in pool if v["kind"] == "value" and v.get("format", "msgpack") in spec.get("formats", ["msgpack"])
             and (not single or len(v["values"]) == 1)
             and any(fnmatch.fnmatchcase(v["id"], g) for g in wanted)
             and not any(fnmatch.fnmatchcase(v["id"], g) for g in unwanted)]
@@ -78,6 +78,29 @@ def truncations(spec: dict, pool: list[dict], since: str) -> list[dict]:
                 names = {"source": v["id"], "variant": suffix, "label": label, "offset": offset,
                          "length": len(data), "since": later(since, v["since"])}
                 out.append(reject(spec, names, v["era"], data[:offset], "malformed.truncated"))
+    return out
+
+
+def tuple_truncations(spec: dict, pool: list[dict], since: str) -> list[dict]:
+    """Strict prefixes of Binary Tuple vectors (`formats`: binary-tuple, object). Names as `truncations`.
+    A binary-tuple prefix shorter than its header and offset table is malformed.truncated (BT-TRUNC); a longer
+    one keeps the whole table, whose last end offset then points past the input: malformed.tuple-offsets
+    (BT-OFFSETS). An object is one bin, so every prefix ends inside it: malformed.truncated (GEN-TRUNC)."""
+    out = []
+    for v in select(pool, spec, single=False):
+        data = bytes.fromhex(v["canonical"])
+        fmt = v["format"]
+        if fmt not in ("binary-tuple", "object") or (fmt == "binary-tuple" and v["era"] != "3.0"):
+            raise SourceError(f"tuple-truncations: {v['id']} is {fmt} in {v['era']}; only 3.0 tuples and objects")
+        table = 1 + len(v.get("columns", [])) * (1 << (data[0] & 3)) if fmt == "binary-tuple" else None
+        for offset in truncation_offsets(len(data), spec):
+            past_table = table is not None and offset >= table
+            names = {"source": v["id"], "variant": "", "label": "canonical", "offset": offset, "length": len(data),
+                     "since": later(since, v["since"])}
+            rules = spec["rules_offsets"] if past_table else spec["rules"]
+            out.append({**reject({**spec, "rules": rules}, names, v["era"], data[:offset],
+                                 "malformed.tuple-offsets" if past_table else "malformed.truncated"),
+                        "format": fmt, **({"columns": v["columns"]} if "columns" in v else {})})
     return out
 
 
@@ -183,7 +206,8 @@ def ext_lengths(spec: dict, pool: list[dict], since: str) -> list[dict]:
     return out
 
 
-KINDS = {"truncations": truncations, "reserved": reserved, "ext-lengths": ext_lengths}
+KINDS = {"truncations": truncations, "tuple-truncations": tuple_truncations, "reserved": reserved,
+         "ext-lengths": ext_lengths}
 
 
 def derive(source: dict, path: str, pool: list[dict]) -> list[dict]:
