@@ -1,6 +1,6 @@
 """Verify speed: the warm `make verify` against its floor, and each runner's steady-state throughput.
 
-    /usr/bin/python3 bench/verify_speed.py [--reps 3] [--copies 10] [--runners python,java,cpp,js,go,rust] [--quick]
+    /usr/bin/python3 bench/verify_speed.py [--reps 3] [--copies 10] [--runners python,java,cpp,js,go,rust,csharp] [--quick]
 
 1. Warm `make verify` (every runner, the whole corpus, builds up to date: one untimed run first), --reps times.
 2. The floor: per runner, its bare runtime starting and parsing every corpus file once (bench/floor/), all of
@@ -56,7 +56,8 @@ def floor_commands(corpus):
             "cpp": ["bench/build/read_corpus", corpus],
             "js": ["node", "bench/floor/read_corpus.mjs", corpus],
             "go": ["bench/build/read_corpus_go", corpus],
-            "rust": ["bench/build/rust/release/read_corpus", corpus]}
+            "rust": ["bench/build/rust/release/read_corpus", corpus],
+            "csharp": ["dotnet", "bench/build/csharp-floor/ReadCorpus.dll", corpus]}
 
 
 def build_prerequisites(runners):
@@ -202,7 +203,7 @@ def machine():
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runners", default="python,java,cpp,js,go,rust")
+    ap.add_argument("--runners", default="python,java,cpp,js,go,rust,csharp")
     ap.add_argument("--reps", type=int, default=3, help="timed repetitions of each measurement (3)")
     ap.add_argument("--copies", type=int, default=10, help="size of the big synthetic corpus (10x)")
     ap.add_argument("--quick", action="store_true", help="skip the harness at 10x (the slowest part)")
