@@ -12,7 +12,7 @@ Templates use $names (string.Template); each kind documents its names.
 import fnmatch
 import string
 
-from . import ignite, wire
+from . import binary_tuple as bt, ignite, wire
 from .sources import RULE_LEVEL, SourceError, value
 
 RESERVED = wire.RESERVED
@@ -101,6 +101,28 @@ def tuple_truncations(spec: dict, pool: list[dict], since: str) -> list[dict]:
             out.append({**reject({**spec, "rules": rules}, names, v["era"], data[:offset],
                                  "malformed.tuple-offsets" if past_table else "malformed.truncated"),
                         "format": fmt, **({"columns": v["columns"]} if "columns" in v else {})})
+    return out
+
+
+def as_objects(spec: dict, pool: list[dict], since: str) -> list[dict]:
+    """Value vectors: the element of each selected one-element 3.0 binary-tuple vector as an object
+    (packObjectAsBinaryTuple), so every width and range edge the tuple corpus has is also an object edge.
+    Names: $source, $type. The object's value is the element as is (a DECIMAL's value at its own scale)."""
+    out = []
+    for v in select(pool, {**spec, "formats": ["binary-tuple"]}, single=False):
+        if v["era"] != "3.0" or len(v["values"]) != 1 or v["values"][0]["type"] == "NULL":
+            continue
+        values = v["values"]
+        names = {"source": v["id"], "type": values[0]["type"], "since": later(since, v["since"])}
+        rules = spec["rules"]
+        try:
+            data = bt.canonical("object", values, "3.0")
+        except ignite.Invalid:
+            continue   # a stored DECIMAL no producer can write as an object (scale outside int16 after stripping)
+        out.append({"id": fill(spec["id"], names), "description": fill(spec["description"], names), "era": "3.0",
+                    "level": RULE_LEVEL[rules[0]], "rules": list(rules), "since": names["since"], "kind": "value",
+                    "format": "object", "values": values, "canonical": data.hex(),
+                    "variants": bt.variants("object", values, "3.0")})
     return out
 
 
@@ -206,7 +228,7 @@ def ext_lengths(spec: dict, pool: list[dict], since: str) -> list[dict]:
     return out
 
 
-KINDS = {"truncations": truncations, "tuple-truncations": tuple_truncations, "reserved": reserved,
+KINDS = {"truncations": truncations, "tuple-truncations": tuple_truncations, "as-objects": as_objects, "reserved": reserved,
          "ext-lengths": ext_lengths}
 
 
