@@ -5,7 +5,9 @@ final class WireError extends Exception {
     final String errorClass;
 
     WireError(String errorClass, String message) {
-        super(message);
+        // No stack trace (writableStackTrace false): a rejection is an answer, not a runner fault, and filling
+        // the trace costs more than the rest of a must-reject request.
+        super(message, null, false, false);
         this.errorClass = errorClass;
     }
 
