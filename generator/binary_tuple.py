@@ -255,6 +255,28 @@ def decimal_stored(v: dict, profile: str) -> tuple[int, int]:
     return u, s
 
 
+def decimal_into_column(unscaled: int, scale: int, column_scale: int, profile: str) -> tuple[int, int]:
+    """The stored pair a producer writes for a DECIMAL into a row column of scale `column_scale`.
+    java: BinaryTupleCommon.shrinkDecimal: HALF_UP to the column scale only when the value's scale is larger,
+    then stripTrailingZeros when that scale fits int16. cpp (main): big_decimal::set_scale(column scale),
+    upward too, rounding DOWN; append_number writes zero with scale 0."""
+    if profile == "java":
+        if scale > column_scale:
+            q, r = divmod(abs(unscaled), 10 ** (scale - column_scale))
+            q += 2 * r >= 10 ** (scale - column_scale)   # HALF_UP: half away from zero
+            unscaled, scale = (q if unscaled >= 0 else -q), column_scale
+        su, ss = stripped(unscaled, scale)
+        return (su, ss) if fits(ss, 2) else (unscaled, scale)
+    if profile == "cpp":
+        if scale > column_scale:
+            q = abs(unscaled) // 10 ** (scale - column_scale)   # DOWN: toward zero
+            unscaled = q if unscaled >= 0 else -q
+        else:
+            unscaled *= 10 ** (column_scale - scale)
+        return (0, 0) if unscaled == 0 else (unscaled, column_scale)
+    raise ValueError(f"no decimal column profile {profile!r}")
+
+
 def triple_parts(v: dict, profile: str = "java") -> list[bytes]:
     t = v["type"]
     if t == "NULL":

@@ -13,7 +13,7 @@ import fnmatch
 import string
 
 from . import binary_tuple as bt, ignite, wire
-from .sources import RULE_LEVEL, SourceError, value
+from .sources import RULE_LEVEL, SourceError, evaluate, value
 
 RESERVED = wire.RESERVED
 
@@ -126,6 +126,35 @@ def as_objects(spec: dict, pool: list[dict], since: str) -> list[dict]:
     return out
 
 
+def decimal_columns(spec: dict, pool: list[dict], since: str) -> list[dict]:
+    """Value vectors (table-row, one DECIMAL column with `column_params` scale): what each producer profile in
+    `profiles` stores for every (unscaled, scale) in `unscaled` x `scales` written into a column of each scale in
+    `column_scales` (binary_tuple.decimal_into_column). Names: $profile, $u, $s, $c, $su, $ss, $uid, $sid, $cid."""
+    out = []
+    ident = lambda n: str(n).replace("-", "m")
+    for profile in spec["profiles"]:
+        for u_expr in spec["unscaled"]:
+            u = int(evaluate(str(u_expr), {}))
+            for s in spec["scales"]:
+                for c in spec["column_scales"]:
+                    if profile in spec.get("small_rescale_only", []) and abs(c - s) > spec["small_rescale_only"][profile]:
+                        continue
+                    su, ss = bt.decimal_into_column(u, s, c, profile)
+                    if not bt.fits(ss, 2):
+                        continue   # the producer refuses ("Decimal scale is too large"): no bytes
+                    names = {"profile": profile, "u": u, "s": s, "c": c, "su": su, "ss": ss, "uid": ident(u),
+                             "sid": ident(s), "cid": ident(c), "since": since}
+                    values = [{"type": "DECIMAL", "unscaled": str(su), "scale": ss}]
+                    rules = spec["rules"][profile]
+                    out.append({"id": fill(spec["id"], names), "description": fill(spec["description"], names),
+                                "era": "3.0", "level": RULE_LEVEL[rules[0]], "rules": list(rules), "since": since,
+                                "kind": "value", "format": "table-row", "columns": ["DECIMAL"],
+                                "column_params": [{"scale": c}], "values": values,
+                                "canonical": bt.canonical("table-row", values, "3.0").hex(),
+                                "variants": bt.variants("table-row", values, "3.0")})
+    return out
+
+
 # --- the reserved byte in every position where a value starts ----------------------------------
 def walk(data: bytes):
     """(start, end, position) of every value in a complete, well-formed byte string (generator-made, so
@@ -228,7 +257,8 @@ def ext_lengths(spec: dict, pool: list[dict], since: str) -> list[dict]:
     return out
 
 
-KINDS = {"truncations": truncations, "tuple-truncations": tuple_truncations, "as-objects": as_objects, "reserved": reserved,
+KINDS = {"truncations": truncations, "tuple-truncations": tuple_truncations, "as-objects": as_objects,
+         "decimal-columns": decimal_columns, "reserved": reserved,
          "ext-lengths": ext_lengths}
 
 
