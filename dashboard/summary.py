@@ -1,6 +1,7 @@
 """summary.md: a Markdown digest for a CI job summary - one row per runner, then every failing id linked into
 the dashboard."""
 
+import html
 from urllib.parse import quote
 
 from dashboard.status import FAILING
@@ -11,7 +12,9 @@ MARK = {"pass": "✅ pass", "info": "✅ pass", "xfail": "✅ pass (expected fai
 
 
 def _cell(text):
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    """Runner- and corpus-supplied text as literal Markdown table text: HTML escaped (GitHub renders inline HTML
+    in Markdown), table pipes and backslashes escaped, one line."""
+    return html.escape(str(text), quote=False).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
 
 
 def vector_link(dashboard_url, vector_id):
@@ -68,5 +71,5 @@ def render(data, dashboard_url="dashboard.html"):
     stale = [(r["name"], s) for r in runners for s in r["expectations"]["stale"]]
     if stale:
         lines += ["", f"### Stale expected-failure entries ({len(stale)})", ""]
-        lines += [f"- {_cell(name)}: `{s}`" for name, s in stale]
+        lines += [f"- {_cell(name)}: {_cell(s)}" for name, s in stale]
     return "\n".join(lines) + "\n"

@@ -2,6 +2,7 @@
 python3-selenium). Loads the page built from the fixture report, clicks through to the failing vector, checks
 what the page shows, and saves a screenshot in out/test-screenshots/."""
 
+import json
 import shutil
 import tempfile
 import time
@@ -15,7 +16,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
-from dashboard_fixtures.dashboard_helpers import (CRASH_VECTOR, FAILING_VECTOR, REPO, XFAIL_VECTOR, build,
+from dashboard_fixtures.dashboard_helpers import (CRASH_VECTOR, FAILING_VECTOR, REPO, REPORT, XFAIL_VECTOR, build,
                                                   with_cross)
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
@@ -120,3 +121,42 @@ def test_cross_matrix_section_when_the_report_has_it(browser, tmp_path):
     assert rows == [["python wrote", "✓ 16 pass", "✗ 15 pass · 1 fail"],
                     ["oracle wrote", "✓ 16 pass", "– not run"]]
     assert not browser.find_elements(By.CSS_SELECTOR, '[data-role="cross-missing"]')
+
+
+HOSTILE = ('<!--<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
+           '</script><script>window.__pwned = 3</script> & <b>bold</b>')
+
+
+def with_hostile_strings(tmp_path):
+    """The fixture report with runner-supplied strings (library, language, start error, details, diagnoses,
+    expectations) that try to end the data script, open an HTML comment or inject code."""
+    report = json.loads(REPORT.read_text())
+    for r in report["runners"]:
+        r["library"], r["language"] = HOSTILE, HOSTILE
+    for v in report["verdicts"]:
+        if v["verdict"] != "pass":
+            v["detail"] = HOSTILE
+            v["diagnosis"] = [HOSTILE] + v["diagnosis"]
+    path = tmp_path / "report-hostile.json"
+    path.write_text(json.dumps(report))
+    return path
+
+
+def test_hostile_strings_render_as_text_and_run_nothing(browser, tmp_path):
+    out = tmp_path / "out"
+    assert build(out, report=with_hostile_strings(tmp_path)) == 0
+    html = (out / "dashboard.html").read_text()
+    data = html[html.index('<script id="report-data"'):]
+    assert "<!--" not in data[:data.index("</script>")]
+    load(browser, out / "dashboard.html")           # page.js ran to the end (data-ready), no console errors
+    assert browser.execute_script("return window.__pwned === undefined")
+    assert not browser.find_elements(By.CSS_SELECTOR, "main img, main b")
+    rows = browser.find_elements(By.CSS_SELECTOR, "#runner-table tbody tr")
+    assert len(rows) == 2 and HOSTILE in rows[0].text
+    browser.get((out / "dashboard.html").as_uri() + f"#vector={FAILING_VECTOR}")
+    WebDriverWait(browser, WAIT).until(EC.visibility_of_element_located((By.ID, "detail")))
+    assert HOSTILE in browser.find_element(By.ID, "detail").text
+    assert browser.execute_script("return window.__pwned === undefined")
+    summary = (out / "summary.md").read_text()
+    assert "<script" not in summary and "<!--" not in summary and "<b>" not in summary
+    assert "&lt;!--&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in summary
