@@ -12,7 +12,7 @@
 # Environment (required):
 #   CORPUS_RELEASE     URL (http/https) or local path of ignite-wire-corpus-<version>.tar.gz
 #   CORPUS_SHA256      its SHA-256, from the release's SHA256SUMS (pin it next to the version)
-#   RUNNER_NAME        your runner's name, as its start answer gives it (lower case, digits, '-')
+#   RUNNER_NAME        your runner's name, as its start answer gives it (^[a-z0-9][a-z0-9_-]*$)
 #   RUNNER_COMMAND     shell command that starts your runner; run by /bin/sh in RUNNER_CWD
 # Environment (optional):
 #   CORPUS_VERSION     refuse a release whose manifest names another corpus version
@@ -36,9 +36,14 @@ shq() { printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"; }
 : "${CORPUS_SHA256:?set CORPUS_SHA256 to the release archive SHA-256 (from its SHA256SUMS)}"
 : "${RUNNER_NAME:?set RUNNER_NAME to your runner name}"
 : "${RUNNER_COMMAND:?set RUNNER_COMMAND to the shell command that starts your runner}"
+case "$RUNNER_NAME" in      # it names files and a directory: nothing that climbs out of one (as the harness checks)
+    [a-z0-9]*) case "$RUNNER_NAME" in *[!a-z0-9_-]*) bad_name=1 ;; *) bad_name= ;; esac ;;
+    *) bad_name=1 ;;
+esac
 RUNNER_CWD=${RUNNER_CWD:-$(pwd)}
 GATE_OUT=${GATE_OUT:-conformance-out}
 HARNESS_ARGS=${HARNESS_ARGS:-}
+[ -z "$bad_name" ] || die "RUNNER_NAME '$RUNNER_NAME': use lower-case letters, digits, '_' and '-', starting with a letter or digit"
 if [ -z "${PYTHON:-}" ]; then
     if [ -x /usr/bin/python3 ]; then PYTHON=/usr/bin/python3; else PYTHON=python3; fi
 fi

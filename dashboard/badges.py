@@ -3,6 +3,9 @@
 import json
 from pathlib import Path
 
+from dashboard.model import InputError
+from harness.runner_config import NAME
+
 
 def badge(runner):
     c = runner["counts"]
@@ -30,6 +33,8 @@ def write(data, out_dir):
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for r in data["runners"]:
+        if not NAME.fullmatch(r["name"]):    # a report is input: its names must not climb out of badges/
+            raise InputError(f"runner name {r['name']!r} is not a runner name (^[a-z0-9][a-z0-9_-]*$); no badge written")
         path = folder / f"{r['name']}.json"
         path.write_text(json.dumps(badge(r)) + "\n", encoding="utf-8")
         paths.append(path)

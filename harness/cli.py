@@ -136,7 +136,10 @@ def _interrupted():
 
 def _main(argv, stdout, stderr):
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
-    args = parser().parse_args(argv)
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit as e:     # argparse's usage errors (exit 2) and --help (0); this is not the main thread
+        return e.code
     try:
         if args.command == "annotate":
             return annotate(args, stdout)

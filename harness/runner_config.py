@@ -2,6 +2,7 @@
 
 import difflib
 import json
+import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,6 +10,18 @@ from pathlib import Path
 
 class ConfigError(Exception):
     pass
+
+
+# A runner's name becomes file names (out/<name>.stderr.log, badges/<name>.json) and a directory (runners/<name>):
+# nothing in it may climb out of a directory or need quoting. ci/gate.sh checks RUNNER_NAME the same way.
+NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
+
+
+def check_name(name, where="runner name"):
+    if not NAME.fullmatch(name):
+        raise ConfigError(f"{where} {name!r}: a runner name is lower-case letters, digits, '_' and '-', starting with "
+                          f"a letter or digit (^[a-z0-9][a-z0-9_-]*$)")
+    return name
 
 
 @dataclass
@@ -31,6 +44,7 @@ def parse_overrides(items, option="--command", what=None):
         value = (words if what else shlex.split(words)) if sep else None
         if not name or not value:
             raise ConfigError(f"{option} {item!r}: expected NAME={what or repr('program arg ...')}")
+        check_name(name, f"{option} {item!r}:")
         out[name] = value
     return out
 
@@ -40,6 +54,7 @@ def resolve(names, runners_dir, overrides, expected_failures=None):
     known = known_runners(runners_dir)
     configs = []
     for name in names:
+        check_name(name)
         directory = runners_dir / name
         if name in overrides:
             argv = overrides[name]

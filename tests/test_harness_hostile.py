@@ -299,3 +299,46 @@ def test_only_regular_files_inside_the_corpus_directory_are_read(tmp_path, make,
     code, lines, peak = corpus_run(tmp_path, corpus, timeout=30)
     assert code == 2 and f"{corpus / 'odd.json'}: " in lines[-1] and words in lines[-1], lines
     assert peak < RSS_LIMIT_KIB
+
+
+@pytest.mark.parametrize("option, value", [("--window", "0"), ("--timeout", "inf"), ("--timeout", "0"),
+                                           ("--timeout", "-1"), ("--timeout", "nan"), ("--start-timeout", "1e9"),
+                                           ("--max-faults", "0"), ("--max-diagnoses", "-1")])
+def test_numeric_options_are_range_checked(tmp_path, capsys, option, value):
+    r = run(tmp_path, option, value)
+    assert r.code == 2 and not (tmp_path / "out").exists()
+    assert f"argument {option}: " in capsys.readouterr().err
+
+
+BAD_NAME = "../../x"
+
+
+def test_runner_names_are_checked_in_the_cli(tmp_path):
+    r = run(tmp_path, runners=BAD_NAME, commands=[oracle_command(name="ok")])
+    assert r.code == 2 and "runner name '../../x': a runner name is lower-case letters" in r.stderr
+    r = run(tmp_path, runners="ok", commands=[oracle_command(name=BAD_NAME)])
+    assert r.code == 2 and "--command" in r.stderr and "a runner name is lower-case letters" in r.stderr
+    assert not (tmp_path.parent / "x.stderr.log").exists()     # out/../../x.stderr.log
+
+
+def test_runner_names_are_checked_by_the_gate_and_the_bench_tool(tmp_path):
+    env = dict(os.environ, CORPUS_RELEASE=str(tmp_path / "none.tar.gz"), CORPUS_SHA256="0" * 64,
+               RUNNER_NAME=BAD_NAME, RUNNER_COMMAND="true", GATE_OUT=str(tmp_path / "gate"))
+    p = subprocess.run(["/bin/sh", str(REPO / "ci" / "gate.sh")], env=env, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "RUNNER_NAME '../../x': use lower-case letters" in p.stderr
+    p = subprocess.run([PY, str(REPO / "tools" / "bench_hostile.py"), "--runners", BAD_NAME, "--out",
+                        str(tmp_path / "bench")], capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "a runner name is lower-case letters" in p.stderr
+
+
+def test_a_report_with_a_bad_runner_name_writes_no_badge(tmp_path):
+    from dashboard import __main__ as dashboard
+    report = json.loads((REPO / "tests" / "dashboard_fixtures" / "report.json").read_text())
+    report["runners"][0]["name"] = BAD_NAME
+    for v in report["verdicts"]:
+        v["runner"] = BAD_NAME if v["runner"] == "python" else v["runner"]
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(report))
+    code = dashboard.main(["--report", str(path), "--corpus", str(REPO / "tests" / "dashboard_fixtures" / "corpus"),
+                           "--out", str(tmp_path / "out" / "a")])
+    assert code == 2 and not (tmp_path / "out" / "x.json").exists()     # out/a/badges/../../x.json
