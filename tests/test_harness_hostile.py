@@ -342,3 +342,16 @@ def test_a_report_with_a_bad_runner_name_writes_no_badge(tmp_path):
     code = dashboard.main(["--report", str(path), "--corpus", str(REPO / "tests" / "dashboard_fixtures" / "corpus"),
                            "--out", str(tmp_path / "out" / "a")])
     assert code == 2 and not (tmp_path / "out" / "x.json").exists()     # out/a/badges/../../x.json
+
+
+def test_protocol_doc_states_the_limits_the_code_has():
+    from harness import corpus, runner_process, runner_session
+    doc = (REPO / "runners" / "PROTOCOL.md").read_text()
+    limits = doc[doc.index("### Limits"):doc.index("### The producer x consumer matrix")]
+    assert f"{runner_process.MAX_LINE >> 20} MiB ({runner_process.MAX_LINE:,} bytes" in limits
+    assert f"| {runner_process.QUEUED_LINES} |" in limits
+    assert f"{MESSAGE_LIMIT} bytes of UTF-8" in limits
+    assert f"default {runner_session.MAX_FAULTS}" in limits
+    assert f"last {runner_process.STDERR_TAIL} lines, {runner_process.STDERR_LINE} bytes each" in limits
+    assert f"{runner_process.STDERR_LOG_CAP >> 20} MiB per run" in limits
+    assert f"{corpus.MAX_FILE_BYTES >> 20} MiB per corpus file and {corpus.MAX_HEX_CHARS >> 20}" in limits
