@@ -21,6 +21,7 @@ from fuzz import check, regression, strategies
 from fuzz.pool import Pool
 from harness import schemas, threads
 from harness.diagnosis import compact
+from harness.results import FAULTS
 from harness.runner_config import ConfigError, parse_overrides, resolve
 from harness.runner_session import StartError
 
@@ -80,12 +81,21 @@ def _main(argv, stdout):
         say(f"fuzz: a runner did not start: {e}")
         return 2
     stats = {"values": 0, "refusals": 0, "requests": 0, "examples": 0}
-    state = {"last": None, "first_failure": None}
+    state = {"last": None, "first_failure": None, "flaky": []}
 
     def prop(batch):
         if state["first_failure"] and time.monotonic() - state["first_failure"] > args.shrink_seconds:
             raise ShrinkBudgetSpent()
         failures, requests = check.check(pool, batch, args.strict)
+        if any(f.outcome.verdict in FAULTS for f in failures):
+            # A crash, timeout or protocol error is re-run before Hypothesis shrinks it: one that does not repeat
+            # is the runner being flaky, not a value that breaks it (shrinking would chase an unrelated value).
+            again, more = check.check(pool, batch, args.strict)
+            requests += more
+            repeated = {(f.index, f.runner, f.op) for f in again}
+            flaky = [f for f in failures if f.outcome.verdict in FAULTS and (f.index, f.runner, f.op) not in repeated]
+            state["flaky"] += [(batch[f.index], f) for f in flaky]
+            failures = [f for f in failures if f not in flaky]
         stats["examples"] += 1
         stats["values"] += len(batch)
         stats["requests"] += requests
@@ -127,7 +137,9 @@ def _main(argv, stdout):
                "values_per_second": round(stats["values"] / elapsed, 1),
                "value_runner_pairs_per_second": round(stats["values"] * runners / elapsed, 1),
                "requests_per_second": round(stats["requests"] / elapsed, 1),
-               "restarts": pool.restarts, "regressions": []}
+               "restarts": pool.restarts, "regressions": [],
+               "flaky": [{"runner": f.runner, "op": f.op, "era": element[0], "value": compact(element[1]),
+                          "outcome": f.outcome.verdict, "detail": f.outcome.detail} for element, f in state["flaky"]]}
     if finding:
         summary["regressions"] = write_finding(state["last"], args.seed, version, out, say)
     (out / "fuzz.json").write_text(json.dumps(summary, indent=1) + "\n")
@@ -135,9 +147,15 @@ def _main(argv, stdout):
         f"({', '.join(names)}), seed {args.seed}, {stats['requests']} requests in {elapsed:.1f} s")
     say(f"throughput: {summary['values_per_second']} values/s, each through every runner = "
         f"{summary['value_runner_pairs_per_second']} value x runner/s ({summary['requests_per_second']} requests/s)")
+    for element, f in state["flaky"]:
+        say(f"FLAKY {f.runner} {f.op}: {f.outcome.verdict}: {f.outcome.detail} (era {element[0]}, value "
+            f"{compact(element[1])}); the same request did not fail again: not written as a regression")
     if finding:
         say(f"FAIL: {len(summary['regressions'])} regression case(s) written (review, then move into "
             f"generator/sources/)")
+        return 1
+    if state["flaky"]:
+        say(f"FAIL: {len(state['flaky'])} fault(s) that did not repeat: a flaky runner (fuzz.json 'flaky')")
         return 1
     if stats["values"] < args.values:
         # The budget is a bound, not a licence to check less: a run that could not reach --values says so.

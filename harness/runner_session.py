@@ -90,9 +90,9 @@ class Session:
         result.info = self._start()
 
     def exchange(self, ops, result):
-        if self.abandoned:
-            self._abandon(ops, result)
-            return
+        # Each batch starts afresh: a runner given up in an earlier batch is tried again (the fuzzer's batches
+        # are independent values; a fault that repeats is found again within --max-faults requests).
+        self.abandoned, self.faults_in_row = None, 0
         if self.proc is None:       # an earlier restart failed: try again, or charge every op
             try:
                 self._start()

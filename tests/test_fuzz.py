@@ -91,3 +91,20 @@ def test_every_drawn_value_round_trips_through_the_source_notation(element):
 def test_truncation_cut_is_a_strict_non_empty_prefix():
     for data in (b"\x01\x02", bytes(range(40)), b"\xcf" + bytes(8)):
         assert 1 <= check.cut_point(data) < len(data)
+
+
+def test_a_crash_that_does_not_repeat_is_flaky_not_a_regression(tmp_path, monkeypatch):
+    # The planted runner crashes on the first date it is asked to encode, and never again: the re-run before
+    # shrinking sees no crash, so no regression case is written; the runner is reported as flaky, the run goes
+    # on to check every value, and fails.
+    monkeypatch.setenv("PLANTED_BUG", "crash-once-on-date")
+    monkeypatch.setenv("PLANTED_MARKER", str(tmp_path / "crashed"))
+    code, stdout, summary, out = fuzz(tmp_path, "--values", 600, "--batch", 16)
+    assert code == 1, stdout
+    assert (tmp_path / "crashed").exists()
+    assert summary["regressions"] == [] and not (out / "regressions").exists()
+    assert summary["values"] >= 600
+    (flaky,) = summary["flaky"]
+    assert (flaky["runner"], flaky["op"], flaky["outcome"]) == ("planted", "encode", "crash")
+    assert "FLAKY planted encode: crash: runner exited with status 70" in stdout
+    assert "a flaky runner" in stdout

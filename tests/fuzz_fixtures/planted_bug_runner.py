@@ -4,6 +4,7 @@
 usage: planted_bug_runner.py NAME   (answers 'start' as NAME; env PLANTED_BUG selects the bug)
   PLANTED_BUG=uint32-decode   decoded ints at or above 2^32 come back one less (a width-handling slip)
   PLANTED_BUG=crash-on-date   the process exits when asked to encode a value containing a date
+  PLANTED_BUG=crash-once-on-date   the same, the first time only (PLANTED_MARKER names a file that says it did)
   (unset)                     no bug: a faithful proxy
 """
 
@@ -40,9 +41,14 @@ def main():
     inner = subprocess.Popen(command, cwd=RUNNER_DIR, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     for line in sys.stdin:
         request = json.loads(line)
-        if bug == "crash-on-date" and request.get("cmd") == "encode" and has_date(request["values"]):
-            print("planted bug: exiting on a date", file=sys.stderr)
-            os._exit(70)
+        if bug in ("crash-on-date", "crash-once-on-date") and request.get("cmd") == "encode" and \
+                has_date(request["values"]):
+            marker = Path(os.environ.get("PLANTED_MARKER", "/nonexistent/planted-marker"))
+            if bug == "crash-on-date" or not marker.exists():
+                if bug == "crash-once-on-date":
+                    marker.write_text("crashed\n")
+                print("planted bug: exiting on a date", file=sys.stderr)
+                os._exit(70)
         inner.stdin.write(line)
         inner.stdin.flush()
         if request.get("cmd") == "stop":
