@@ -155,6 +155,28 @@ def decimal_columns(spec: dict, pool: list[dict], since: str) -> list[dict]:
     return out
 
 
+def tuple_lengths(spec: dict, pool: list[dict], since: str) -> list[dict]:
+    """From the registry: for each ColumnType with a fixed set of element lengths, a one-column 3.0 Binary
+    Tuple whose element has each impossible length from 1 to the largest + 1 (bytes `filler`), and for each
+    type with a minimum length every length below it: invalid.tuple-length. Names: $type, $type_id (lower case), $length."""
+    out = []
+    filler = bytes.fromhex(spec["filler"])
+    for col in ignite.REGISTRY["column_types"]:
+        tup = col.get("tuple", {})
+        if col["name"] == "NULL" or not tup:
+            continue
+        if "lengths" in tup:
+            bad = [n for n in range(1, max(tup["lengths"]) + 2) if n not in tup["lengths"]]
+        else:
+            bad = list(range(1, tup["min_length"]))
+        for n in bad:
+            names = {"type": col["name"], "type_id": col["name"].lower().replace("_", "-"), "length": n, "since": since}
+            data = bytes([0, n]) + filler * n
+            out.append({**reject(spec, names, "3.0", data, "invalid.tuple-length"), "format": "binary-tuple",
+                        "columns": [col["name"]]})
+    return out
+
+
 # --- the reserved byte in every position where a value starts ----------------------------------
 def walk(data: bytes):
     """(start, end, position) of every value in a complete, well-formed byte string (generator-made, so
@@ -258,7 +280,7 @@ def ext_lengths(spec: dict, pool: list[dict], since: str) -> list[dict]:
 
 
 KINDS = {"truncations": truncations, "tuple-truncations": tuple_truncations, "as-objects": as_objects,
-         "decimal-columns": decimal_columns, "reserved": reserved,
+         "decimal-columns": decimal_columns, "tuple-lengths": tuple_lengths, "reserved": reserved,
          "ext-lengths": ext_lengths}
 
 
