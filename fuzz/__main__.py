@@ -21,6 +21,7 @@ from fuzz import check, regression, strategies
 from fuzz.pool import Pool
 from harness import schemas, threads
 from harness.diagnosis import compact
+from harness.options import SECONDS, number
 from harness.results import FAULTS
 from harness.runner_config import ConfigError, parse_overrides, resolve
 from harness.runner_session import StartError
@@ -39,17 +40,17 @@ class ShrinkBudgetSpent(BaseException):
 def parser():
     p = argparse.ArgumentParser(prog="python3 -m fuzz", description=__doc__.splitlines()[0])
     p.add_argument("--runners", required=True, help="comma-separated runner names (runners/<name>/runner.json)")
-    p.add_argument("--values", type=int, default=20000, help="values to check, each with every runner (20000)")
-    p.add_argument("--seconds", type=float, default=600, help="stop starting new chunks after this long (600)")
+    p.add_argument("--values", type=number(int, 1, 10**9), default=20000, help="values to check, each with every runner (20000)")
+    p.add_argument("--seconds", type=SECONDS, default=600, help="stop starting new chunks after this long (600)")
     p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--batch", type=int, default=64, help="largest batch (values per example, default 64)")
+    p.add_argument("--batch", type=number(int, 1, 10_000), default=64, help="largest batch (values per example, default 64)")
     p.add_argument("--out", default="out/fuzz", help="output directory (default out/fuzz)")
     p.add_argument("--command", action="append", default=[], metavar="NAME=SHELL-WORDS",
                    help="run runner NAME with this command instead of its runner.json (repeatable)")
     p.add_argument("--runners-dir", default=str(schemas.REPO_ROOT / "runners"))
-    p.add_argument("--timeout", type=float, default=10.0, help="per-request timeout in seconds (10)")
-    p.add_argument("--window", type=int, default=64, help="requests in flight per runner (64)")
-    p.add_argument("--shrink-seconds", type=float, default=120,
+    p.add_argument("--timeout", type=SECONDS, default=10.0, help="per-request timeout in seconds (10)")
+    p.add_argument("--window", type=number(int, 1, 1024), default=64, help="requests in flight per runner (64)")
+    p.add_argument("--shrink-seconds", type=SECONDS, default=120,
                    help="end shrinking after this long and write the smallest failure so far (120)")
     p.add_argument("--strict", action="store_true", help="tolerate no known library limit (fuzz/limits.py)")
     return p
@@ -63,7 +64,10 @@ def main(argv=None, stdout=None):
 
 
 def _main(argv, stdout):
-    args = parser().parse_args(argv)
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit as e:     # argparse's usage errors (exit 2) and --help (0); this is not the main thread
+        return e.code
     say = lambda text="": print(text, file=stdout, flush=True)  # noqa: E731
     try:
         names = [n.strip() for n in args.runners.split(",") if n.strip()]

@@ -7,7 +7,6 @@ the verdicts gathered so far (report.json says "incomplete"), when the harness g
 """
 
 import argparse
-import math
 import signal
 import sys
 import threading
@@ -18,6 +17,7 @@ from harness import capabilities, corpus_cache, selection
 from harness import corpus as corpus_mod
 from harness import expectations, journal, junit, tuple_annotate, manifest, matrix, ops as ops_mod, report, results, schemas, threads
 from harness.diagnosis import annotated
+from harness.options import SECONDS, number as _number
 from harness.runner_config import ConfigError, known_runners, parse_overrides, resolve
 from harness.runner_process import STOP, StderrLog, stop_all
 from harness.runner_session import MAX_FAULTS, RunnerResult, Session
@@ -34,22 +34,6 @@ _signals = []       # signals received by this run
 
 class UsageError(Exception):
     pass
-
-
-def _number(kind, low, high):
-    """An argparse type: a finite number of `kind` in [low, high]."""
-    def parse(text):
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not a{'n integer' if kind is int else ' number'}")
-        if not math.isfinite(value) or not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"{text!r} is out of range: expected {low:g} to {high:g}")
-        return value
-    return parse
-
-
-SECONDS = _number(float, 0.001, 86400)
 
 
 def parser():

@@ -121,3 +121,16 @@ def test_unreadable_report_is_a_usage_error(tmp_path, capsys):
     bad.write_text("{}")
     assert build(tmp_path / "out", report=bad) == 2
     assert "not a harness report" in capsys.readouterr().err
+
+
+def test_a_matrix_fault_is_shown_as_a_crash_in_its_cell(tmp_path):
+    report = json.loads(with_cross(tmp_path).read_text())
+    cell = report["matrix"]["cells"][2]                     # oracle wrote, python read
+    cell.update({"pass": 15, "fault": 1, "faulting": [FAILING_VECTOR]})
+    path = tmp_path / "report-with-fault.json"
+    path.write_text(json.dumps(report))
+    _, summary, data = outputs(tmp_path / "y", report=path)
+    shown = data["cross"]["cells"][2]
+    assert shown["counts"] == {"pass": 15, "fault": 1}
+    assert shown["failing"] == [{"vector": FAILING_VECTOR, "verdict": "crash",
+                                 "detail": "python crashed, timed out or broke the protocol on oracle's bytes"}]

@@ -355,3 +355,13 @@ def test_protocol_doc_states_the_limits_the_code_has():
     assert f"last {runner_process.STDERR_TAIL} lines, {runner_process.STDERR_LINE} bytes each" in limits
     assert f"{runner_process.STDERR_LOG_CAP >> 20} MiB per run" in limits
     assert f"{corpus.MAX_FILE_BYTES >> 20} MiB per corpus file and {corpus.MAX_HEX_CHARS >> 20}" in limits
+
+
+@pytest.mark.parametrize("tool, argv", [
+    ("fuzz", ["-m", "fuzz", "--runners", "python", "--timeout", "nan"]),
+    ("fuzz", ["-m", "fuzz", "--runners", "python", "--window", "0"]),
+    ("bench", [str(REPO / "tools" / "bench_hostile.py"), "--timeout", "inf"]),
+])
+def test_the_fuzz_and_bench_tools_range_check_their_numbers(tool, argv):
+    p = subprocess.run([PY, *argv], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 2 and "out of range" in p.stderr, p.stderr

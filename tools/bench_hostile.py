@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from harness import corpus as corpus_mod  # noqa: E402
+from harness.options import SECONDS, number  # noqa: E402
 from harness.runner_config import ConfigError, known_runners, parse_overrides, resolve  # noqa: E402
 from harness.runner_process import EOF, TIMEOUT, LineTooLong, RunnerProcess, StderrLog  # noqa: E402
 
@@ -189,9 +190,9 @@ def main(argv=None) -> int:
     p.add_argument("--corpus", default=str(ROOT / "vectors"))
     p.add_argument("-k", action="append", default=[], metavar="GLOB", dest="patterns",
                    help="only decode-reject vectors whose id matches (repeatable)")
-    p.add_argument("--max-rss-mib", type=float, default=256.0, help="goal: peak RSS per runner (256)")
-    p.add_argument("--max-ms", type=float, default=1000.0, help="goal: slowest vector (1000)")
-    p.add_argument("--timeout", type=float, default=10.0, help="a request unanswered this long is a hang (10 s)")
+    p.add_argument("--max-rss-mib", type=number(float, 1, 1 << 20), default=256.0, help="goal: peak RSS per runner (256)")
+    p.add_argument("--max-ms", type=number(float, 1, 86_400_000), default=1000.0, help="goal: slowest vector (1000)")
+    p.add_argument("--timeout", type=SECONDS, default=10.0, help="a request unanswered this long is a hang (10 s)")
     p.add_argument("--out", default=str(ROOT / "out"), help="writes bench-hostile.json here (default out/)")
     args = p.parse_args(argv)
     runners_dir = Path(args.runners_dir)
