@@ -15,6 +15,7 @@ from pathlib import Path
 
 from harness import capabilities, corpus_cache, selection
 from harness import corpus as corpus_mod
+from harness import workers
 from harness import expectations, journal, junit, tuple_annotate, manifest, matrix, ops as ops_mod, report, results, schemas, threads
 from harness.diagnosis import annotated
 from harness.options import SECONDS, number as _number
@@ -71,6 +72,9 @@ def parser():
     v.add_argument("--max-faults", type=_number(int, 1, 1_000_000), default=MAX_FAULTS, metavar="K",
                    help=f"give a runner up after K crashes or timeouts in a row: its remaining ops are "
                         f"'abandoned' (default {MAX_FAULTS})")
+    v.add_argument("--serial", action="store_true",
+                   help="judge every runner in this one process (by default each runner's session runs in a "
+                        "process of its own, so judging uses every core; reports are the same either way)")
     v.add_argument("--no-matrix", action="store_true",
                    help="skip the producer x consumer matrix (each runner decoding the others' encode output)")
     v.add_argument("--require", action="append", default=[], metavar="KEY=VALUE,...",
@@ -256,11 +260,19 @@ def run_all(configs, plan, corpus_version, args, start_timeout, out, on_outcome=
             errors.append(e)
             stop_all()                 # the run is incomplete anyway: do not wait for the other runners
 
-    # Compile the response checks once, before the threads share them.
+    # Compile the response checks once, before the threads (or forked workers) share them.
     for cmd in ("start", "encode", "decode"):
         schemas.fast_check("protocol.schema.json", f"/$defs/{cmd}_response")
 
-    threads.run_all([lambda i=i: work(i) for i in range(len(configs))])
+    if not args.serial and workers.usable(len(configs)):
+        def make_session(i, send_outcome):
+            return Session(configs[i], corpus_version, args.timeout, start_timeout, args.window, logs[i],
+                           args.max_faults, send_outcome)
+        error = workers.run_all([c.name for c in configs], make_session, plan, results_, on_outcome)
+        if error:
+            errors.append(error)
+    else:
+        threads.run_all([lambda i=i: work(i) for i in range(len(configs))])
     for log in logs:
         log.close()
     return list(zip(configs, results_)), (errors[0] if errors else None)

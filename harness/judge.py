@@ -74,12 +74,23 @@ def _strictly_equal(expected, actual):
     apart. == rejects most differences at C speed; equal canonical JSON texts (C speed too, the expected one
     encoded once per vector) then settle the types. A walk to skip that encode for string-only values cost more
     in Python than the encode it saved."""
-    if expected != actual:
-        return False
+    return expected == actual and _canonical_json(actual) == _expected_text(expected)
+
+
+def _expected_text(expected):
     cached = _expected_json.get(id(expected))
     if cached is None or cached[0] is not expected:
         cached = _expected_json[id(expected)] = (expected, _canonical_json(expected))
-    return _canonical_json(actual) == cached[1]
+    return cached[1]
+
+
+def prepare(ops):
+    """Does now the per-vector work judging would do on first use (the expected values' canonical JSON, each
+    request line), so that processes forked afterwards share it instead of each doing it again."""
+    for op in ops:
+        op.request_line(0)
+        if op.cmd == "decode" and op.name != "reject":
+            _expected_text(op.vector["values"])
 
 
 def _error_text(response):
