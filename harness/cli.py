@@ -1,9 +1,10 @@
-"""Command line: python3 -m harness verify --runners a,b [options]   (and: annotate HEX).
+"""Command line: python3 -m harness verify --runners a,b [options]   (and: annotate HEX, report-journal).
 
 Exit status: 0 when nothing fails the run, 1 when something does, 2 for usage and configuration errors
 (invalid corpus, unknown runner, bad expected-failures file, empty selection), 3 for an internal error of the
 harness, 130 / 143 when SIGINT / SIGTERM stopped the run. With 3, 130 and 143 report.json and junit.xml hold
 the verdicts gathered so far (report.json says "incomplete"), when the harness got as far as running runners.
+report-journal (harness/rebuild.py) exits 1 when it wrote the rebuilt, incomplete report, 2 for an unusable journal.
 """
 
 import argparse
@@ -82,6 +83,15 @@ def parser():
                         "(repeatable); ops outside a runner's claims are 'unclaimed', which alone does not fail")
     v.add_argument("--max-diagnoses", type=_number(int, 0, 1_000_000), default=20, metavar="N",
                    help="full diagnoses printed per runner; the rest are one line each (default 20)")
+    j = sub.add_parser("report-journal", help="rebuild report.json and junit.xml from a killed run's verdicts.jsonl")
+    j.add_argument("--journal", default="out/verdicts.jsonl", help="the run's journal (default: out/verdicts.jsonl)")
+    j.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="the corpus the run used (default: vectors/)")
+    j.add_argument("--runners-dir", default=str(DEFAULT_RUNNERS),
+                   help="where the runners' expected-failures.txt live (default: runners/)")
+    j.add_argument("--out", default="out", help="report directory (default: out/)")
+    j.add_argument("--cache-dir", default=str(DEFAULT_CACHE), help=argparse.SUPPRESS)
+    j.add_argument("--max-diagnoses", type=_number(int, 0, 1_000_000), default=20, metavar="N",
+                   help="full diagnoses printed per runner (default 20)")
     a = sub.add_parser("annotate", help="print the structure of a hex string: MessagePack, or a Binary Tuple format")
     a.add_argument("hex")
     a.add_argument("--format", default="msgpack", choices=tuple_annotate.FORMATS,
@@ -131,6 +141,9 @@ def _main(argv, stdout, stderr):
     try:
         if args.command == "annotate":
             return annotate(args, stdout)
+        if args.command == "report-journal":
+            from harness import rebuild     # it builds on this module's steps
+            return rebuild.report_journal(args, stdout, stderr)
         return verify(args, stdout, stderr)
     except (UsageError, ConfigError, corpus_mod.CorpusError, expectations.ExpectationError,
             manifest.ManifestError, capabilities.RequireError, selection.SelectionError) as e:
@@ -176,32 +189,24 @@ def verify(args, stdout, stderr):
     selected_ids = selection.select(catalog, args.case, args.patterns, args.family, stderr)
     selected = catalog.vectors(selected_ids)
     full_run = not args.case and not args.patterns and not args.family
-    entries = {c.name: expectations.parse(c.expected_failures) for c in configs}
-    if any(e.wildcard for listing in entries.values() for e in listing):     # the cap needs every op's key
-        all_keys = catalog.op_keys()
-        for listing in entries.values():
-            expectations.check_cap(listing, all_keys)
-    # Stale only where the loaded corpus holds an entry's scope: a foreign or partial corpus gets a note.
-    corpus_scope = expectations.CorpusScope(catalog)
-    scope_of = catalog.scope
+    entries = load_expectations(configs, catalog)
 
     plan = ops_mod.plan(selected)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     start_timeout = args.start_timeout or 3 * args.timeout
-    log = journal.Journal(out / "verdicts.jsonl", catalog.version, [c.name for c in configs], len(plan))
+    # The header holds what report-journal needs to rebuild the report if this process is killed.
+    run = {"selection": {"cases": args.case, "patterns": args.patterns, "families": args.family},
+           "commands": {c.name: c.argv for c in configs},
+           "expected_failures": {name: str(Path(path).resolve()) for name, path in
+                                 parse_overrides(args.expected_failures, "--expected-failures", "FILE").items()}}
+    log = journal.Journal(out / "verdicts.jsonl", catalog.version, [c.name for c in configs], len(plan), run)
     incomplete = None
     try:
         runs, error = run_all(configs, plan, catalog.version, args, start_timeout, out, log.add)
         incomplete = _interrupted() or (error and _internal_error(error, stderr))
         complete = incomplete is None
-        final = []
-        for config, result in runs:
-            result.unmet = capabilities.unmet(required, result.info) if result.info else []
-            verdicts = results.build(config.name, plan, result.outcomes)
-            advice = expectations.apply(entries[config.name], verdicts, full_run and complete, scope_of,
-                                        corpus_scope)
-            final.append((config, result, verdicts, advice))
+        final = judge_runs(runs, plan, entries, required, full_run and complete, catalog)
 
         chosen = {"cases": args.case, "patterns": args.patterns + [f"family:{f}" for f in args.family],
                   "full": full_run, "vectors": len(selected), "ops": len(plan)}
@@ -218,23 +223,57 @@ def verify(args, stdout, stderr):
         rep = report.build(catalog, registry_version, chosen, final, incomplete)
         if grid:
             matrix.add_to_report(rep, grid)
-        report.write(out / "report.json", rep)
-        junit.write(out / "junit.xml", [(config.name, verdicts) for config, _, verdicts, _ in final])
+        write_reports(out, rep, final)
     finally:
         log.close(incomplete or "complete")
     print_results(final, args.max_diagnoses, full_run and not incomplete, stdout)
     if grid:
         matrix.print_matrix(grid, args.max_diagnoses, lambda text: print(text, file=stdout))
-    totals = rep["totals"]
     print(f"reports: {out / 'report.json'}, {out / 'junit.xml'}, {out / 'verdicts.jsonl'}", file=stderr)
-    if incomplete:
-        print(f"INCOMPLETE: {incomplete}; {rep['incomplete']['missing']} verdicts missing "
-              f"(report.json holds the ones gathered)", file=stdout)
-    unclaimed = f", {totals['unclaimed']} unclaimed" if totals.get("unclaimed") else ""
-    print(f"{totals['passed']} passed, {totals['failed']} failed{unclaimed}", file=stdout)
+    totals = print_totals(rep, stdout)
     if incomplete:
         return 128 + _signals[0] if _signals else INTERNAL_ERROR
     return 0 if totals["failed"] == 0 else 1
+
+
+def load_expectations(configs, catalog):
+    """{runner name: its expected-failures entries}; a wildcard entry's cap is checked against every op."""
+    entries = {c.name: expectations.parse(c.expected_failures) for c in configs}
+    if any(e.wildcard for listing in entries.values() for e in listing):     # the cap needs every op's key
+        all_keys = catalog.op_keys()
+        for listing in entries.values():
+            expectations.check_cap(listing, all_keys)
+    return entries
+
+
+def judge_runs(runs, plan, entries, required, stale_checked, catalog):
+    """[(config, RunnerResult)] -> [(config, result, [Verdict], Advice)]: levels and expectations applied.
+    stale_checked: a complete full run, where an entry matching no verdict is stale."""
+    # Stale only where the loaded corpus holds an entry's scope: a foreign or partial corpus gets a note.
+    corpus_scope = expectations.CorpusScope(catalog)
+    final = []
+    for config, result in runs:
+        result.unmet = capabilities.unmet(required, result.info) if result.info else []
+        verdicts = results.build(config.name, plan, result.outcomes)
+        advice = expectations.apply(entries[config.name], verdicts, stale_checked, catalog.scope, corpus_scope)
+        final.append((config, result, verdicts, advice))
+    return final
+
+
+def write_reports(out, rep, final):
+    report.write(out / "report.json", rep)
+    junit.write(out / "junit.xml", [(config.name, verdicts) for config, _, verdicts, _ in final])
+
+
+def print_totals(rep, stdout):
+    """The INCOMPLETE line (if any) and the closing totals line; returns the totals."""
+    totals = rep["totals"]
+    if rep.get("incomplete"):
+        print(f"INCOMPLETE: {rep['incomplete']['reason']}; {rep['incomplete']['missing']} verdicts missing "
+              f"(report.json holds the ones gathered)", file=stdout)
+    unclaimed = f", {totals['unclaimed']} unclaimed" if totals.get("unclaimed") else ""
+    print(f"{totals['passed']} passed, {totals['failed']} failed{unclaimed}", file=stdout)
+    return totals
 
 
 def _internal_error(error, stderr):

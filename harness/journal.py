@@ -1,10 +1,12 @@
 """out/verdicts.jsonl: every raw verdict as it comes in, one JSON line each, flushed within FLUSH_S, so a run
 that is killed (a CI job's timeout, SIGKILL) still leaves a readable record of what it found. (A flush per line
 was the harness's largest per-answer cost: a system call for each of 21,000 verdicts per runner.) report.json is written
-at the end from the same outcomes; the journal's last line says whether the run completed.
+at the end from the same outcomes; the journal's last line says whether the run completed. `python3 -m harness
+report-journal` rebuilds report.json and junit.xml from a journal (harness/rebuild.py).
 
-Lines: {"journal": 1, "corpus_version", "runners", "ops"} first; then {"runner", "vector", "op", "outcome",
-"detail"} per verdict (outcome: the verdict before levels and expectations); then {"end": "complete" |
+Lines: {"journal": 1, "corpus_version", "runners", "ops", "selection", "commands", "expected_failures"} first;
+then {"runner", "vector", "op", "outcome", "detail"} per verdict (outcome: the verdict before levels and
+expectations), plus "diagnosis", "answer", "matched" when the outcome has them; then {"end": "complete" |
 "interrupted by SIGINT" | ...} when the harness got that far.
 """
 
@@ -16,12 +18,13 @@ FLUSH_S = 0.1   # a killed run loses at most the verdicts of its last FLUSH_S
 
 
 class Journal:
-    def __init__(self, path, corpus_version, runners, ops):
+    def __init__(self, path, corpus_version, runners, ops, run=None):
         self._f = open(path, "w", encoding="utf-8")
         self._lock = threading.Lock()
         self._dirty = False
         self._closed = threading.Event()
-        self._write({"journal": FORMAT, "corpus_version": corpus_version, "runners": runners, "ops": ops})
+        self._write({"journal": FORMAT, "corpus_version": corpus_version, "runners": runners, "ops": ops,
+                     **(run or {})})
         threading.Thread(target=self._flusher, daemon=True).start()
 
     def _write(self, record):
@@ -39,8 +42,14 @@ class Journal:
                     self._dirty = False
 
     def add(self, runner, op, outcome):
-        self._write({"runner": runner, "vector": op.vector_id, "op": op.name, "outcome": outcome.verdict,
-                     "detail": outcome.detail})
+        record = {"runner": runner, "vector": op.vector_id, "op": op.name, "outcome": outcome.verdict,
+                  "detail": outcome.detail}
+        if outcome.diagnosis:
+            record["diagnosis"] = outcome.diagnosis
+        for name in ("answer", "matched"):      # short labels (values, hex, error:<class>, a variant's label)
+            if getattr(outcome, name) is not None:
+                record[name] = getattr(outcome, name)
+        self._write(record)
 
     def close(self, end):
         self._write({"end": end})
