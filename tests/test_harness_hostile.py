@@ -12,7 +12,8 @@ import xml.etree.ElementTree as ET
 import jsonschema
 import pytest
 
-from harness_fixtures.harness_helpers import CORPUS, FIXTURES, PY, REPO, all_keys, oracle_command, run
+from harness_fixtures.harness_helpers import (CORPUS, FIXTURES, PY, REPO, all_keys, oracle_command,
+                                             processes_mentioning, run)
 from harness import ops
 from harness.corpus import load
 from harness.runner_process import MAX_LINE, STDERR_LOG_CAP
@@ -166,19 +167,6 @@ def test_a_runner_that_fails_after_every_restart_is_given_up(tmp_path, flags, ve
 def test_max_faults_option(tmp_path):
     h = Harness(tmp_path, "--crash-after", 0, args=["--max-faults", "2"])
     assert h.report["runners"][0]["counts"]["crash"] == 2
-
-
-def processes_mentioning(text):
-    found = []
-    for pid in os.listdir("/proc"):
-        if pid.isdigit():
-            try:
-                with open(f"/proc/{pid}/cmdline", "rb") as f:
-                    if text.encode() in f.read():
-                        found.append(int(pid))
-            except OSError:
-                pass
-    return found
 
 
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])

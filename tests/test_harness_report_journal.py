@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 
 import jsonschema
 
-from harness_fixtures.harness_helpers import CORPUS, ORACLE, PY, REPO, oracle_command, run
+from harness_fixtures.harness_helpers import CORPUS, ORACLE, PY, REPO, oracle_command, processes_mentioning, run
 from harness import cli
 
 SCHEMA = json.loads((REPO / "schema/report.schema.json").read_text())
@@ -29,19 +29,6 @@ def rebuild(journal, corpus, out):
 
 def journal_lines(path):
     return [json.loads(line) for line in path.read_text().splitlines()]
-
-
-def mentioning(text):
-    """Pids of processes with text in their command line (the killed harness's workers and runners)."""
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                if text.encode() in f.read():
-                    found.append(int(pid))
-        except OSError:
-            pass
-    return found
 
 
 def test_a_killed_run_is_rebuilt_from_its_journal(tmp_path):
@@ -69,7 +56,7 @@ def test_a_killed_run_is_rebuilt_from_its_journal(tmp_path):
         p.wait(timeout=10)
     finally:
         p.kill()
-        for pid in mentioning(str(tmp_path)):
+        for pid in processes_mentioning(str(tmp_path)):
             os.kill(pid, signal.SIGKILL)
     assert not (out / "report.json").exists()
     header, *records = journal_lines(journal)
