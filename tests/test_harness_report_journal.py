@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 import jsonschema
 
 from harness_fixtures.harness_helpers import CORPUS, ORACLE, PY, REPO, oracle_command, processes_mentioning, run
-from harness import cli
+from harness import cli, journal as journal_mod
 
 SCHEMA = json.loads((REPO / "schema/report.schema.json").read_text())
 JOURNAL_FIELDS = ("runner", "vector", "op", "outcome", "detail")
@@ -25,10 +25,6 @@ def rebuild(journal, corpus, out):
                     stdout, stderr)
     report = json.loads((out / "report.json").read_text()) if (out / "report.json").exists() else None
     return code, stdout.getvalue(), stderr.getvalue(), report
-
-
-def journal_lines(path):
-    return [json.loads(line) for line in path.read_text().splitlines()]
 
 
 def test_a_killed_run_is_rebuilt_from_its_journal(tmp_path):
@@ -46,8 +42,8 @@ def test_a_killed_run_is_rebuilt_from_its_journal(tmp_path):
         deadline = time.monotonic() + 30
         counted = []
         while time.monotonic() < deadline:
-            lines = journal_lines(journal)[:-1] if journal.exists() else []    # the last may be torn
-            counted = [(r["runner"], r["outcome"]) for r in lines if "outcome" in r]
+            records = journal_mod.read(journal)[1] if journal.exists() else []     # a torn last line is left out
+            counted = [(r["runner"], r["outcome"]) for r in records]
             if counted.count(("oracle", "pass")) == 3 and ("python", "pass") in counted:
                 break
             time.sleep(0.05)
@@ -59,9 +55,8 @@ def test_a_killed_run_is_rebuilt_from_its_journal(tmp_path):
         for pid in processes_mentioning(str(tmp_path)):
             os.kill(pid, signal.SIGKILL)
     assert not (out / "report.json").exists()
-    header, *records = journal_lines(journal)
-    assert "end" not in records[-1]
-    records = [r for r in records if "outcome" in r]
+    header, records, end = journal_mod.read(journal)
+    assert end is None
 
     code, stdout, stderr, report = rebuild(journal, corpus, out)
     assert code == 1, stderr
