@@ -212,6 +212,18 @@ func (d *decoder) need(n int, what string) error {
 	return check(n <= d.r.Len(), "malformed.truncated", "%s needs at least %d more bytes, %d left", what, n, d.r.Len())
 }
 
+// payload reads n bytes whose length a header declared, allocating only after the length is checked.
+func (d *decoder) payload(n int, what string) ([]byte, error) {
+	if err := d.need(n, what); err != nil {
+		return nil, err
+	}
+	b := make([]byte, n)
+	if err := d.d.ReadFull(b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
 // value reads one value; depth = number of enclosing arrays/maps. The format byte decides which
 // type-directed call reads it (the library's DecodeInt64 and friends also accept nil as 0, and DecodeInt64
 // wraps a uint64 above 2^63-1, so the family is chosen here, never left to the library).
@@ -256,11 +268,8 @@ func (d *decoder) strOrBin(c byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := d.need(n, "str/bin payload"); err != nil {
-		return nil, err
-	}
-	b := make([]byte, n)
-	if err := d.d.ReadFull(b); err != nil {
+	b, err := d.payload(n, "str/bin payload")
+	if err != nil {
 		return nil, err
 	}
 	if 0xc4 <= c && c <= 0xc6 {
@@ -328,11 +337,8 @@ func (d *decoder) ext() (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := d.need(n, "ext payload"); err != nil {
-		return nil, err
-	}
-	payload := make([]byte, n)
-	if err := d.d.ReadFull(payload); err != nil {
+	payload, err := d.payload(n, "ext payload")
+	if err != nil {
 		return nil, err
 	}
 	if _, ok := registry.codes[d.era][code]; ok {
