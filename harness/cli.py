@@ -167,9 +167,11 @@ def annotate(args, stdout):
 
 def verify(args, stdout, stderr):
     # Before loading: a tampered file is named as such, not as whatever schema error the tampering caused.
-    print(f"harness: corpus: {manifest.check(args.corpus, args.require_manifest)}", file=stderr)
     cache_dir = None if args.no_cache else Path(args.cache_dir)
-    catalog, how = corpus_cache.open_corpus(args.corpus, cache_dir)
+    # One read and hash of every file serves both the manifest check and the cache key.
+    digests = corpus_cache.digests(args.corpus) if cache_dir else None
+    print(f"harness: corpus: {manifest.check(args.corpus, args.require_manifest, digests)}", file=stderr)
+    catalog, how = corpus_cache.open_corpus(args.corpus, cache_dir, digests)
     if how == "cached":
         print(f"harness: corpus: validated before (cache {_shown_path(cache_dir)}): not checked again, only the "
               f"files holding the selected vectors are read", file=stderr)

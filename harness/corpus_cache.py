@@ -59,10 +59,14 @@ class Catalog:
         return [found[vid] for vid in wanted]
 
 
-def open_corpus(path, cache_dir=None):
-    """(Catalog, 'cached' | 'validated'). Without cache_dir, or when the files cannot be hashed, it validates."""
+def open_corpus(path, cache_dir=None, digests=None):
+    """(Catalog, 'cached' | 'validated'). Without cache_dir, or when the files cannot be hashed, it validates.
+    `digests`: what digests(path) returned, when the caller has it already (the manifest check hashed them)."""
     path = Path(path)
-    digests = _digests(path) if cache_dir else None
+    if cache_dir and digests is None:
+        digests = _digests(path)
+    elif not cache_dir:
+        digests = None
     if digests is not None:
         key = _key(digests)
         stored = _read(Path(cache_dir) / f"{key}.json")
@@ -88,6 +92,11 @@ def open_corpus(path, cache_dir=None):
         files = [dict(f, name=Path(f["path"]).name) for f in corpus.files]
         _write(Path(cache_dir), f"{key}.json", {"format": FORMAT, "files": files, "meta": meta})
     return catalog, "validated"
+
+
+def digests(path):
+    """{file name: (sha256, bytes)} of the corpus files, read and hashed once for the manifest check and the key."""
+    return _digests(Path(path))
 
 
 def _digests(path):
