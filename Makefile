@@ -46,7 +46,8 @@ verify: setup build
 report: setup
 	$(PY) -m dashboard --report $(OUT)/report.json --corpus vectors --out $(OUT)
 
-pytest: setup-test
+# tests/test_add_a_type.py runs the Python runner (python3-msgpack) in a scratch copy of the repository.
+pytest: setup-test runner-python
 	$(PY) -m pytest -q tests
 
 # A runner may add its own checks (sanitizers, type checks) as a `check` target in its Makefile.
