@@ -228,13 +228,35 @@ const INT64_MIN = -(2n ** 63n);
  * @returns {Uint8Array}
  */
 export function encodeAll(values) {
-  /** @type {Uint8Array[]} */
-  const out = [];
+  const out = new ByteSink();
   for (const v of values) encodeValue(v, out);
-  return Uint8Array.from(Buffer.concat(out));
+  return out.result();
 }
 
-/** @param {any} v typed value @param {Uint8Array[]} out */
+/** The encoded pieces, copied into one growing buffer as they come: a large container is one buffer, not an
+ * array of a piece per element to concatenate at the end. */
+class ByteSink {
+  bytes = new Uint8Array(256);
+  length = 0;
+
+  /** @param {Uint8Array} piece (copied: it may be an encoder's shared buffer) */
+  push(piece) {
+    const end = this.length + piece.length;
+    if (end > this.bytes.length) {
+      const grown = new Uint8Array(Math.max(end, 2 * this.bytes.length));
+      grown.set(this.bytes.subarray(0, this.length));
+      this.bytes = grown;
+    }
+    this.bytes.set(piece, this.length);
+    this.length = end;
+  }
+
+  result() {
+    return this.bytes.slice(0, this.length);
+  }
+}
+
+/** @param {any} v typed value @param {ByteSink} out */
 function encodeValue(v, out) {
   switch (v.type) {
     case "nil":
