@@ -258,7 +258,8 @@ def decimal_stored(v: dict, profile: str) -> tuple[int, int]:
 def decimal_into_column(unscaled: int, scale: int, column_scale: int, profile: str) -> tuple[int, int]:
     """The stored pair a producer writes for a DECIMAL into a row column of scale `column_scale`.
     java: BinaryTupleCommon.shrinkDecimal: HALF_UP to the column scale only when the value's scale is larger,
-    then stripTrailingZeros when that scale fits int16. cpp (main): big_decimal::set_scale(column scale),
+    then stripTrailingZeros when that scale fits int16. dotnet: BinaryTupleBuilder.AppendBigDecimal: only when
+    the value's scale is larger, the unscaled value divided by 10^(difference), truncating; else as given. cpp (main): big_decimal::set_scale(column scale),
     upward too, rounding DOWN; append_number writes zero with scale 0."""
     if profile == "java":
         if scale > column_scale:
@@ -267,6 +268,11 @@ def decimal_into_column(unscaled: int, scale: int, column_scale: int, profile: s
             unscaled, scale = (q if unscaled >= 0 else -q), column_scale
         su, ss = stripped(unscaled, scale)
         return (su, ss) if fits(ss, 2) else (unscaled, scale)
+    if profile == "dotnet":
+        if scale > column_scale:   # BigInteger division truncates toward zero; a smaller scale is kept, unstripped
+            q = abs(unscaled) // 10 ** (scale - column_scale)
+            unscaled, scale = (q if unscaled >= 0 else -q), column_scale
+        return unscaled, scale
     if profile == "cpp":
         if scale > column_scale:
             q = abs(unscaled) // 10 ** (scale - column_scale)   # DOWN: toward zero

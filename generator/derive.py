@@ -291,7 +291,7 @@ def derive(source: dict, path: str, pool: list[dict]) -> list[dict]:
         if kind not in KINDS:
             raise SourceError(f"{path}: unknown derivation kind {kind!r} (known: {', '.join(KINDS)})")
         try:
-            out += KINDS[kind](spec, pool, str(source["since"]))
+            out += KINDS[kind](spec, pool, str(spec.get("since", source["since"])))   # an entry may be newer
         except (KeyError, ValueError) as e:
             raise SourceError(f"{path}: derive {kind}: {e!r}") from e
     return out
