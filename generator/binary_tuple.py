@@ -191,7 +191,7 @@ def tuple_variants(elements: list[dict], era: str) -> list[tuple[str, bytes, str
 
 # --- beta1 (BT-1): null map, zero-length defaults, no 80 marker --------------------------------
 BETA1_TYPES = ("BOOLEAN", "INT8", "INT16", "INT32", "INT64", "FLOAT", "DOUBLE", "STRING", "BYTE_ARRAY",
-               "UUID", "TIME", "TIMESTAMP", "DURATION", "PERIOD")
+               "UUID", "TIME", "TIMESTAMP", "DURATION", "PERIOD", "NUMBER")
 # Zero length in beta1 whatever instance the caller held: a nil UUID by value; Instant.EPOCH, Duration.ZERO,
 # Period.ZERO and midnight because the java.time factories return those constants (spec 6.2.8). DATE and
 # DATETIME were zero length only for the identical constant instance, which no byte-level encoder can know.
@@ -210,6 +210,8 @@ def element_beta1(v: dict) -> bytes:
         return bytes.fromhex(v["hex"])
     if t in BETA1_ZERO:
         return b"" if {k: v[k] for k in BETA1_ZERO[t]} == BETA1_ZERO[t] else element(v)
+    if t == "NUMBER":   # appendNumberNotNull: BigInteger.toByteArray(), nothing for zero (by value)
+        return ignite.twos_complement(int(v["value"])) if int(v["value"]) else b""
     if t in ("FLOAT", "DOUBLE"):
         x = struct.unpack(">f" if t == "FLOAT" else ">d", bytes.fromhex(v["bits"]))[0]
         if x == 0.0 and v["bits"].startswith("8"):
@@ -358,12 +360,12 @@ def row_variants(values: list[dict]) -> list[tuple[str, bytes, str, str, bool]]:
 
 
 # --- a vector's bytes and variants -----------------------------------------------------------------
-def check_columns(fmt: str, columns, values: list[dict]) -> None:
+def check_columns(fmt: str, columns, values: list[dict], era: str = "3.0") -> None:
     if fmt in ("binary-tuple", "table-row"):
         if len(columns) != len(values):
             raise ValueError(f"{len(columns)} columns for {len(values)} values")
         for c, v in zip(columns, values):
-            if c not in TYPE_IDS or c == "NULL":
+            if (c not in TYPE_IDS or c == "NULL") and not (era == "beta1" and c in BETA1_TYPES):
                 raise ValueError(f"column type {c!r}")
             if v["type"] not in ("NULL", "NO_VALUE", c):
                 raise ValueError(f"a {v['type']} value in a {c} column")

@@ -2,7 +2,7 @@
 
 The same source conventions as sources.py (foreach / where / let, $name templates, expressions), with
 ColumnType-typed elements in a short notation:
-  NULL, NO_VALUE, {BOOLEAN: true}, {INT8|INT16|INT32|INT64: EXPR}, {FLOAT|DOUBLE: EXPR} (exact numbers, inf,
+  NULL, NO_VALUE, {BOOLEAN: true}, {INT8|INT16|INT32|INT64: EXPR}, {NUMBER: EXPR} (beta1 only), {FLOAT|DOUBLE: EXPR} (exact numbers, inf,
   -inf), {FLOAT_BITS|DOUBLE_BITS: HEX}, {DECIMAL: [UNSCALED, SCALE]}, {DATE: [Y, M, D]}, {TIME: [H, M, S, NANO]},
   {DATETIME: [Y, M, D, H, M, S, NANO]}, {TIMESTAMP|DURATION: [SECONDS, NANO]}, {PERIOD: [Y, M, D]},
   {UUID: TEXT}, {STRING: TEXT or {repeat, count}}, {BYTE_ARRAY: HEX, {repeat, count} or {mul, count}}.
@@ -36,7 +36,7 @@ def element(spec, names) -> dict:
     kind, arg = subst(kind, names), resolve(arg, names)
     if kind == "BOOLEAN":
         return {"type": kind, "value": evaluate(subst(arg, names), names) if isinstance(arg, str) else arg}
-    if kind in bt.INT_WIDTHS:
+    if kind in bt.INT_WIDTHS or kind == "NUMBER":
         return {"type": kind, "value": str(as_int(subst(arg, names), names))}
     if kind in ("FLOAT", "DOUBLE"):
         width = 32 if kind == "FLOAT" else 64
@@ -134,14 +134,14 @@ def vector(case: dict, names: dict, kind: str, era: str, fmt: str, since: str) -
     values = [element(s, names) for s in specs]
     if needs_columns:
         v["columns"] = infer_columns(case, names, values)
-        bt.check_columns(fmt, v["columns"], values)
+        bt.check_columns(fmt, v["columns"], values, era)
         if "column_params" in case:   # the schema's precision/scale a producer profile depends on (not on the wire)
             params = [resolve(p, names) or {} for p in resolve(case["column_params"], names)]
             if len(params) != len(v["columns"]) or any(set(p) - {"precision", "scale"} for p in params):
                 raise SourceError("column_params: one {precision, scale} object per column")
             v["column_params"] = [{k: as_int(subst(str(x), names), names) for k, x in p.items()} for p in params]
     else:
-        bt.check_columns(fmt, None, values)
+        bt.check_columns(fmt, None, values, era)
     v["values"] = values
     if kind == "encode-reject":
         v["error"] = case["error"]

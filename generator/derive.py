@@ -177,6 +177,107 @@ def tuple_lengths(spec: dict, pool: list[dict], since: str) -> list[dict]:
     return out
 
 
+# --- per-getter leniency: every ColumnType's reader at every width, and its offsets broken ----------
+def getter_examples(spec: dict) -> dict:
+    """{ColumnType name: element} from `examples` (the bt_sources element notation), one per registry type."""
+    from .bt_sources import element
+    types = [c["name"] for c in ignite.REGISTRY["column_types"] if c["name"] in bt.TYPE_IDS and c["name"] != "NULL"]
+    examples = {t: element(x, {}) for t, x in spec["examples"].items()}
+    missing = [t for t in types if t not in examples or examples[t]["type"] != t]
+    if missing or set(examples) - set(types):
+        raise SourceError(f"examples must give one value of each 3.0 ColumnType: missing or wrong {missing}, "
+                          f"unknown {sorted(set(examples) - set(types))}")
+    return {t: examples[t] for t in types}
+
+
+def allowed_lengths(name: str) -> list[int] | None:
+    tup = next(c for c in ignite.REGISTRY["column_types"] if c["name"] == name)["tuple"]
+    return tup.get("lengths")
+
+
+def getter_widths(spec: dict, pool: list[dict], since: str) -> list[dict]:
+    """Value vectors, `formats` binary-tuple and/or object: each ColumnType's example with every other width its
+    reader must accept as variants (binary_tuple.variants). The example must be short enough that its variants
+    reach every length the registry allows the type; otherwise the source is wrong. Rules: the type's own
+    (`type_rules`), then `rules` (and BT-OBJECT for objects). Names: $type, $type_id, $format, $widths."""
+    out = []
+    for t, x in getter_examples(spec).items():
+        canon = bt.element(x)
+        lengths = sorted({len(canon)} | {len(d) for _l, d, _w, _r in bt.element_variants(x)})
+        if allowed_lengths(t) is not None and lengths != allowed_lengths(t):
+            raise SourceError(f"the {t} example reaches lengths {lengths}, the registry allows {allowed_lengths(t)}")
+        names = {"type": t, "type_id": t.lower().replace("_", "-"), "widths": ", ".join(map(str, lengths)), "since": since}
+        for fmt in spec["formats"]:
+            rules = [spec["type_rules"][t]] + spec["rules"] + (["BT-OBJECT"] if fmt == "object" else [])
+            variants = bt.variants(fmt, [x], "3.0")
+            if fmt == "object" and t != "DECIMAL":
+                head = bt.int_element(bt.TYPE_IDS[t])
+                variants += [{"label": f"scale-length-{k}", "hex": bt.bin_(bt.tuple_bytes([head, b"\x03" * k, bt.element(x)])).hex(),
+                              "why": f"a {k}-byte scale element, no INT32; readers never read the scale of a {t}",
+                              "rules": ["BT-OBJECT-SCALE"], "encoder_may_emit": False} for k in spec["int32_lengths"]]
+            out.append({"id": fill(spec["id"], {**names, "format": fmt}), "description": fill(spec["description"], names),
+                        "era": "3.0", "level": RULE_LEVEL[rules[0]], "rules": list(rules), "since": since, "kind": "value",
+                        "format": fmt, **({"columns": [t]} if fmt == "binary-tuple" else {}), "values": [x],
+                        "canonical": bt.canonical(fmt, [x], "3.0").hex(), "variants": variants})
+    return out
+
+
+def getter_offsets(spec: dict, pool: list[dict], since: str) -> list[dict]:
+    """Decode-rejects, malformed.tuple-offsets: for each ColumnType example x (L bytes) and each offset entry size
+    E in `entry_sizes`, the offset table broken around x's element, as a two-column tuple of the type
+    (`binary-tuple`) and, where `objects` is set, as the value element of an object (but `middle`; there
+    `decreasing` ends the value element one byte before the scale element's end):
+      decreasing: ends (L, L - 1) over x's bytes: the second element ends before it starts;
+      past-end:   one element, end L + 1 over x's L bytes;
+      middle:     ends (2L + 1, 2L) over x x: the first end points past the input, the last one does not;
+      max:        one element, end 2^(8E) - 1 (E = 4: 2^32 - 1, negative as a Java int).
+    Names: $type, $type_id, $case, $size."""
+    out = []
+    for t, x in getter_examples(spec).items():
+        data = bt.element(x)
+        n = len(data)
+        for size in spec["entry_sizes"]:
+            flags = {1: 0, 2: 1, 4: 2}[size]
+            cases = {"decreasing": ([n, n - 1], data), "past-end": ([n + 1], data), "middle": ([2 * n + 1, 2 * n], data * 2),
+                     "max": ([(1 << (8 * size)) - 1], data)}
+            for case, (ends, area) in cases.items():
+                names = {"type": t, "type_id": t.lower().replace("_", "-"), "case": case, "size": size, "since": since}
+                table = b"".join(bt.le(e, size, signed=False) for e in ends)
+                tup = bytes([flags]) + table + area
+                out.append({**reject(spec, names, "3.0", tup, "malformed.tuple-offsets"), "format": "binary-tuple",
+                            "columns": [t] * len(ends)})
+                if spec.get("objects") and case != "middle":
+                    head = [bt.int_element(bt.TYPE_IDS[t]), bt.int_element(0)]
+                    obj_ends = [len(head[0]), len(head[0]) + len(head[1])]
+                    obj_ends.append({"max": ends[0], "decreasing": obj_ends[1] - 1}.get(case, obj_ends[1] + ends[0]))
+                    obj = bytes([flags]) + b"".join(bt.le(e, size, signed=False) for e in obj_ends) + b"".join(head) + area
+                    out.append({**reject({**spec, "id": spec["object_id"], "description": spec["object_description"]},
+                                         names, "3.0", bt.bin_(obj), "malformed.tuple-offsets"), "format": "object"})
+    return out
+
+
+def getter_object_lengths(spec: dict, pool: list[dict], since: str) -> list[dict]:
+    """Decode-rejects, invalid.tuple-length, objects: for each ColumnType example, the object with its type id
+    element or its scale element at each length an INT32 element cannot have (`int32_lengths`), and with its value
+    element at each length the type cannot have (as tuple-lengths: 1 to the largest + 1 for fixed lengths, below
+    the minimum otherwise; bytes `filler`). Names: $type, $type_id, $part (type, scale, value), $length."""
+    out, filler = [], bytes.fromhex(spec["filler"])
+    for t, x in getter_examples(spec).items():
+        type_id, scale = bt.int_element(bt.TYPE_IDS[t]), bt.int_element(x["scale"] if t == "DECIMAL" else 0)
+        value = bt.element(x)
+        lengths = allowed_lengths(t)
+        tup = next(c for c in ignite.REGISTRY["column_types"] if c["name"] == t)["tuple"]
+        bad_value = [k for k in range(1, max(lengths) + 2) if k not in lengths] if lengths else list(range(1, tup["min_length"]))
+        parts = [("type", k, [(type_id * 8)[:k], scale, value]) for k in spec["int32_lengths"]]
+        if t == "DECIMAL":   # other types' scale element is never read (BT-OBJECT-SCALE): getter-widths accepts it
+            parts += [("scale", k, [type_id, (scale * 8)[:k], value]) for k in spec["int32_lengths"]]
+        parts += [("value", k, [type_id, scale, filler * k]) for k in bad_value]
+        for part, k, elems in parts:
+            names = {"type": t, "type_id": t.lower().replace("_", "-"), "part": part, "length": k, "since": since}
+            out.append({**reject(spec, names, "3.0", bt.bin_(bt.tuple_bytes(elems)), "invalid.tuple-length"), "format": "object"})
+    return out
+
+
 # --- the reserved byte in every position where a value starts ----------------------------------
 def walk(data: bytes):
     """(start, end, position) of every value in a complete, well-formed byte string (generator-made, so
@@ -281,7 +382,8 @@ def ext_lengths(spec: dict, pool: list[dict], since: str) -> list[dict]:
 
 KINDS = {"truncations": truncations, "tuple-truncations": tuple_truncations, "as-objects": as_objects,
          "decimal-columns": decimal_columns, "tuple-lengths": tuple_lengths, "reserved": reserved,
-         "ext-lengths": ext_lengths}
+         "ext-lengths": ext_lengths, "getter-widths": getter_widths, "getter-offsets": getter_offsets,
+         "getter-object-lengths": getter_object_lengths}
 
 
 def derive(source: dict, path: str, pool: list[dict]) -> list[dict]:

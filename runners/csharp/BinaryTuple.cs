@@ -251,6 +251,9 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
                 v["months"] = (long)Signed(b.AsSpan(k, k));
                 v["days"] = (long)Signed(b.AsSpan(2 * k, k));
                 break;
+            case "NUMBER" when era == "beta1":   // a beta1-only column type (spec 6.2.8): BigInteger, big-endian
+                v["value"] = new BigInteger(b, isUnsigned: false, isBigEndian: true).ToString();
+                break;
             default:
                 throw new WireError("invalid.tuple-type", $"no column type '{t}'");
         }
@@ -271,6 +274,7 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
         "TIME" => new JsonObject { ["type"] = t, ["hour"] = 0, ["minute"] = 0, ["second"] = 0, ["nano"] = 0 },
         "TIMESTAMP" or "DURATION" => new JsonObject { ["type"] = t, ["seconds"] = "0", ["nano"] = 0 },
         "PERIOD" => new JsonObject { ["type"] = t, ["years"] = 0, ["months"] = 0, ["days"] = 0 },
+        "NUMBER" => new JsonObject { ["type"] = t, ["value"] = "0" },   // zero by value (appendNumberNotNull)
         _ => null,
     };
 
@@ -467,6 +471,9 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
                 return Fields.Text(v, "bits").All(c => c == '0') ? [] : EncodeElement(v);
             case "INT8" or "INT16" or "INT32" or "INT64":
                 return Fields.Text(v, "value") == "0" ? [] : EncodeElement(v);
+            case "NUMBER":   // BigInteger.toByteArray, nothing for zero
+                BigInteger n = Fields.Digits(v, "value");
+                return n.IsZero ? [] : IgniteExt.NumberBytes(n);
             case "UUID" or "TIME" or "TIMESTAMP" or "DURATION" or "PERIOD":
                 bool zero = Beta1Default(t)!.All(f => f.Key == "type"
                     || (v.TryGetProperty(f.Key, out JsonElement x) && x.GetRawText() == f.Value!.ToJsonString()));

@@ -49,7 +49,8 @@ var beta1Defaults = map[string]obj{"BOOLEAN": {"value": false}, "FLOAT": {"bits"
 	// zero length by value (nil UUID) or because java.time returns its constants for zero (spec 6.2.8)
 	"UUID": {"value": nilUUID}, "TIME": {"hour": 0, "minute": 0, "second": 0, "nano": 0},
 	"TIMESTAMP": {"seconds": "0", "nano": 0}, "DURATION": {"seconds": "0", "nano": 0},
-	"PERIOD": {"years": 0, "months": 0, "days": 0}}
+	"PERIOD": {"years": 0, "months": 0, "days": 0},
+	"NUMBER": {"value": "0"}} // a beta1-only column type, zero by value (appendNumberNotNull)
 
 const nilUUID = "00000000-0000-0000-0000-000000000000"
 
@@ -315,6 +316,10 @@ func decodeElement(t string, b []byte, era string) (obj, error) {
 		}
 		k := len(b) / 3
 		return obj{"years": signedLE(b[:k]), "months": signedLE(b[k : 2*k]), "days": signedLE(b[2*k:])}, nil
+	case "NUMBER": // beta1 only (spec 6.2.8): BigInteger, big-endian two's complement
+		if era == "beta1" {
+			return obj{"value": numberValue(b).String()}, nil
+		}
 	}
 	return nil, wireErr("invalid.tuple-type", "no column type %q", t)
 }
@@ -574,6 +579,13 @@ func encodeElementBeta1(v *Value) ([]byte, error) {
 	}
 	if isDefault {
 		return []byte{}, nil
+	}
+	if v.Type == "NUMBER" { // BigInteger.toByteArray
+		n, err := v.bigValue()
+		if err != nil {
+			return nil, err
+		}
+		return numberBytes(n), nil
 	}
 	return encodeElement(v, "3.0")
 }

@@ -238,6 +238,9 @@ export function decodeElement(t, b, era = "3.0") {
       const [years, months, days] = [0, 1, 2].map((i) => Number(signedLE(b.subarray(i * k, (i + 1) * k))));
       return { years, months, days };
     }
+    case "NUMBER": // a beta1-only column type (spec 6.2.8): BigInteger, big-endian two's complement
+      check(era === "beta1", "invalid.tuple-type", "NUMBER is not a 3.0 column type");
+      return { value: signedBE(b).toString() };
     default:
       throw new WireError("invalid.tuple-type", `no column type '${t}'`);
   }
@@ -250,6 +253,7 @@ const BETA1_DEFAULTS = {
   // zero length by value (nil UUID) or because java.time returns its constants for zero (spec 6.2.8)
   UUID: { value: "00000000-0000-0000-0000-000000000000" }, TIME: { hour: 0, minute: 0, second: 0, nano: 0 },
   TIMESTAMP: { seconds: "0", nano: 0 }, DURATION: { seconds: "0", nano: 0 }, PERIOD: { years: 0, months: 0, days: 0 },
+  NUMBER: { value: "0" }, // zero by value (appendNumberNotNull)
 };
 
 /** @param {string} t @param {Uint8Array} b @param {string} era @param {boolean} [isNull] */
@@ -384,6 +388,7 @@ function encodeElementBeta1(v) {
   const defaults = BETA1_DEFAULTS[t];
   if (defaults === undefined) throw new NotPerformed(`beta1 ${t} is not modelled (spec 6.2.8)`);
   if (Object.entries(defaults).every(([k, d]) => v[k] === d)) return new Uint8Array(0);
+  if (t === "NUMBER") return minimalBE(BigInt(v.value)); // BigInteger.toByteArray
   return encodeElement(v);
 }
 

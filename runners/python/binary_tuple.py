@@ -160,6 +160,8 @@ def decode_element(t, b, era="3.0"):
             raise WireError("invalid.utf8", str(e)) from None
     if t == "BYTE_ARRAY":
         return {"hex": (b if era == "beta1" else decode_varlen(b)).hex()}
+    if t == "NUMBER" and era == "beta1":   # BigInteger, big-endian two's complement (spec 6.2.8)
+        return {"value": str(int.from_bytes(b, "big", signed=True))}
     if t == "PERIOD":
         need(t, b, len(b) in (3, 6, 12))
         k = len(b) // 3
@@ -172,7 +174,8 @@ BETA1_DEFAULTS = {"BOOLEAN": {"value": False}, "FLOAT": {"bits": "00000000"}, "D
                   # zero length by value (nil UUID) or because java.time returns its constants for zero (spec 6.2.8)
                   "UUID": {"value": "00000000-0000-0000-0000-000000000000"},
                   "TIME": {"hour": 0, "minute": 0, "second": 0, "nano": 0}, "TIMESTAMP": {"seconds": "0", "nano": 0},
-                  "DURATION": {"seconds": "0", "nano": 0}, "PERIOD": {"years": 0, "months": 0, "days": 0}}
+                  "DURATION": {"seconds": "0", "nano": 0}, "PERIOD": {"years": 0, "months": 0, "days": 0},
+                  "NUMBER": {"value": "0"}}   # zero by value (appendNumberNotNull)
 
 
 def decode_column(t, b, era, is_null=False):
@@ -230,10 +233,14 @@ def encode_seconds_nanos(v):
     return seconds.to_bytes(8, "little", signed=True) + (nano.to_bytes(4, "little") if nano else b"")
 
 
+def twos_be(n):
+    """Minimal big-endian two's complement (Java BigInteger.toByteArray)."""
+    return n.to_bytes((n if n >= 0 else ~n).bit_length() // 8 + 1, "big", signed=True)
+
+
 def encode_decimal(unscaled, scale):
     check(fits(scale, 2), "unrepresentable", f"scale {scale} outside int16")
-    return scale.to_bytes(2, "little", signed=True) + unscaled.to_bytes(unscaled.bit_length() // 8 + 1 if unscaled >= 0
-                                                                        else (~unscaled).bit_length() // 8 + 1, "big", signed=True)
+    return scale.to_bytes(2, "little", signed=True) + twos_be(unscaled)
 
 
 def encode_varlen(data):
@@ -290,6 +297,8 @@ def encode_element_beta1(v):
         raise NotImplementedError(f"beta1 {t} is not modelled (spec 6.2.8)")
     if {k: v[k] for k in BETA1_DEFAULTS[t]} == BETA1_DEFAULTS[t] or (t == "BOOLEAN" and not v["value"]):
         return b""
+    if t == "NUMBER":   # a beta1-only column type: BigInteger.toByteArray()
+        return twos_be(int(v["value"]))
     return encode_element(v)
 
 

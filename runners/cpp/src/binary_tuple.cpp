@@ -270,6 +270,8 @@ ojson decode_element(const std::string& t, Span b, bool beta1 = false) {
         v["years"] = signed_le(b.p, k);
         v["months"] = signed_le(b.p + k, k);
         v["days"] = signed_le(b.p + 2 * k, k);
+    } else if (t == "NUMBER" && beta1) {  // a beta1-only column type (spec 6.2.8): BigInteger, big-endian
+        v["value"] = bigint::from_twos_complement(b.p, b.n);
     } else if (t == "NULL") {
         need(t, b, false);  // a NULL column holds zero-length elements only
     } else {
@@ -291,6 +293,7 @@ std::optional<ojson> beta1_default(const std::string& t) {
     if (t == "TIME") return ojson{{"type", t}, {"hour", 0}, {"minute", 0}, {"second", 0}, {"nano", 0}};
     if (t == "TIMESTAMP" || t == "DURATION") return ojson{{"type", t}, {"seconds", "0"}, {"nano", 0}};
     if (t == "PERIOD") return ojson{{"type", t}, {"years", 0}, {"months", 0}, {"days", 0}};
+    if (t == "NUMBER") return ojson{{"type", t}, {"value", "0"}};  // zero by value (appendNumberNotNull)
     return std::nullopt;
 }
 
@@ -459,6 +462,7 @@ Bytes encode_element_beta1(const ojson& v) {
     auto d = beta1_default(t);
     if (!d) throw Unsupported("beta1 " + t + " is not modelled (spec 6.2.8)");
     if (v == *d) return {};
+    if (t == "NUMBER") return bigint::to_twos_complement(decimal_field(v, "value"));  // BigInteger.toByteArray
     return encode_element(v);
 }
 
@@ -589,11 +593,12 @@ Bytes bin_of(const ojson& value, const std::string& what) {
 }
 
 // The request's ColumnType names (binary-tuple, table-row: required).
-std::vector<std::string> column_names(const ojson& columns) {
+// NUMBER is a column type of beta1 only (spec 6.2.8).
+std::vector<std::string> column_names(const ojson& columns, bool beta1 = false) {
     if (!columns.is_array()) throw Unsupported("this format needs 'columns'");
     std::vector<std::string> names;
     for (const auto& c : columns) {
-        if (!c.is_string() || type_id(c.get<std::string>()) < 0)
+        if (!c.is_string() || (type_id(c.get<std::string>()) < 0 && !(beta1 && c.get<std::string>() == "NUMBER")))
             throw Unsupported("unknown column type " + c.dump());
         names.push_back(c.get<std::string>());
     }
@@ -626,7 +631,7 @@ ojson decode(const std::string& format, const Bytes& data, ignite::Era era, cons
     if (format == "binary-tuple") {
         check_era(era, true);
         const bool beta1 = era == ignite::Era::Beta1;
-        std::vector<std::string> names = column_names(columns);
+        std::vector<std::string> names = column_names(columns, beta1);
         Tuple tuple = read_tuple(data.data(), data.size(), names.size(), beta1);
         for (std::size_t i = 0; i < names.size(); ++i)
             out.push_back(decode_column(names[i], tuple.parts[i], beta1, !tuple.nulls.empty() && tuple.nulls[i]));
@@ -678,7 +683,7 @@ Bytes encode(const std::string& format, const ojson& values, ignite::Era era, co
     if (format == "binary-tuple") {
         check_era(era, true);
         const bool beta1 = era == ignite::Era::Beta1;
-        check_columns(values, column_names(columns), false);
+        check_columns(values, column_names(columns, beta1), false);
         std::vector<Bytes> parts;
         std::vector<bool> nulls;
         for (const auto& v : values) {

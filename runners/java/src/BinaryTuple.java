@@ -275,6 +275,9 @@ final class BinaryTuple {
                 need(t, b, b.length == 3 || b.length == 6 || b.length == 12);
                 int k = b.length / 3;
                 return v.put("years", signed(b, 0, k)).put("months", signed(b, k, 2 * k)).put("days", signed(b, 2 * k, 3 * k));
+            case "NUMBER": // a beta1-only column type (spec 6.2.8): BigInteger, big-endian two's complement
+                check(era.equals("beta1"), "invalid.tuple-type", "NUMBER is not a 3.0 column type");
+                return v.put("value", new BigInteger(b).toString());
             default:
                 throw new WireError("invalid.tuple-type", "no column type '" + t + "'");
         }
@@ -307,6 +310,7 @@ final class BinaryTuple {
             case "TIME": return Codec.typed(t).put("hour", 0).put("minute", 0).put("second", 0).put("nano", 0);
             case "TIMESTAMP": case "DURATION": return Codec.typed(t).put("seconds", "0").put("nano", 0);
             case "PERIOD": return Codec.typed(t).put("years", 0).put("months", 0).put("days", 0);
+            case "NUMBER": return Codec.typed(t).put("value", "0"); // zero by value (appendNumberNotNull)
             default: return null;
         }
     }
@@ -447,6 +451,10 @@ final class BinaryTuple {
                 return Long.parseUnsignedLong(Fields.text(v, "bits"), 16) == 0 ? new byte[0] : encodeElement(v, "3.0");
             case "UUID": case "TIME": case "TIMESTAMP": case "DURATION": case "PERIOD":
                 return v.equals(beta1Default(t)) ? new byte[0] : encodeElement(v, "3.0");
+            case "NUMBER": { // BigInteger.toByteArray, nothing for zero
+                BigInteger n = new BigInteger(Fields.text(v, "value"));
+                return n.signum() == 0 ? new byte[0] : n.toByteArray();
+            }
             default:
                 throw new UnsupportedOperationException("beta1 " + t + " is not modelled (spec 6.2.8)");
         }

@@ -276,6 +276,8 @@ fn decode_element(t: &str, b: &[u8], era: &str) -> Result<Map<String, Value>> {
             let k = b.len() / 3;
             fields(json!({"years": signed(&b[..k]), "months": signed(&b[k..2 * k]), "days": signed(&b[2 * k..])}))
         }
+        // a beta1-only column type (spec 6.2.8): BigInteger, big-endian two's complement
+        "NUMBER" if era == "beta1" => fields(json!({"value": number_value(b)})),
         _ => return wire("invalid.tuple-type", format!("no column type {t:?}")),
     })
 }
@@ -301,6 +303,7 @@ fn beta1_default(t: &str) -> Option<Value> {
         "TIME" => json!({"hour": 0, "minute": 0, "second": 0, "nano": 0}),
         "TIMESTAMP" | "DURATION" => json!({"seconds": "0", "nano": 0}),
         "PERIOD" => json!({"years": 0, "months": 0, "days": 0}),
+        "NUMBER" => json!({"value": "0"}), // zero by value (appendNumberNotNull)
         _ => return None,
     })
 }
@@ -473,6 +476,9 @@ fn encode_element_beta1(v: &Value, t: &str) -> Result<Vec<u8>> {
     let is_default = default.as_object().expect("an object").iter().all(|(k, want)| v.get(k) == Some(want));
     if is_default || (t == "BOOLEAN" && v.get("value") == Some(&Value::Bool(false))) {
         return Ok(Vec::new());
+    }
+    if t == "NUMBER" {
+        return Ok(number_bytes(&parse_bigint(get_str(v, "value")?)?)); // BigInteger.toByteArray
     }
     encode_element(v, "3.0")
 }
