@@ -1,35 +1,47 @@
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+
 /** Lower-case hex, as the protocol carries bytes. */
 final class Hex {
-    private static final char[] DIGITS = "0123456789abcdef".toCharArray();
+    private static final byte[] DIGITS = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] VALUE = new byte[256]; // digit value of a byte, -1 if it is not a hex digit
+
+    static {
+        Arrays.fill(VALUE, (byte) -1);
+        for (int d = 0; d < 16; d++) {
+            VALUE["0123456789abcdef".charAt(d)] = (byte) d;
+            VALUE["0123456789ABCDEF".charAt(d)] = (byte) d;
+        }
+    }
 
     private Hex() {
     }
 
+    /** Built as Latin-1 bytes: the String keeps them as they are (no char[] to compress). */
     static String of(byte[] bytes) {
-        char[] text = new char[bytes.length * 2];
+        byte[] text = new byte[bytes.length * 2];
         for (int i = 0; i < bytes.length; i++) {
             text[2 * i] = DIGITS[(bytes[i] >> 4) & 0xf];
             text[2 * i + 1] = DIGITS[bytes[i] & 0xf];
         }
-        return new String(text);
+        return new String(text, StandardCharsets.ISO_8859_1);
     }
 
+    /** Read from the text's Latin-1 bytes (one copy; a char beyond Latin-1 becomes '?', not a digit). */
     static byte[] parse(String text) {
         if (text.length() % 2 != 0) {
             throw new IllegalArgumentException("odd-length hex");
         }
-        byte[] bytes = new byte[text.length() / 2];
+        byte[] digits = text.getBytes(StandardCharsets.ISO_8859_1);
+        byte[] bytes = new byte[digits.length / 2];
         for (int i = 0; i < bytes.length; i++) {
-            bytes[i] = (byte) (digit(text.charAt(2 * i)) << 4 | digit(text.charAt(2 * i + 1)));
+            int hi = VALUE[digits[2 * i] & 0xff];
+            int lo = VALUE[digits[2 * i + 1] & 0xff];
+            if ((hi | lo) < 0) {
+                throw new IllegalArgumentException("not a hex digit: " + text.substring(2 * i, 2 * i + 2));
+            }
+            bytes[i] = (byte) (hi << 4 | lo);
         }
         return bytes;
-    }
-
-    private static int digit(char c) {
-        int d = Character.digit(c, 16);
-        if (d < 0) {
-            throw new IllegalArgumentException("not a hex digit: " + c);
-        }
-        return d;
     }
 }

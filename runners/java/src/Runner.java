@@ -1,3 +1,4 @@
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -10,7 +11,7 @@ import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
+import java.io.OutputStreamWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -40,10 +41,14 @@ public final class Runner {
         Codec codec = new Codec(ignite);
         BinaryTuple tuples = new BinaryTuple(codec);
         StdinLines in = new StdinLines(System.in);
-        OutputStream out = new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16);
+        // One generator for every answer, writing chars through a UTF-8 writer (Jackson's byte generator would
+        // escape characters beyond the BMP as surrogate pairs); no String of each answer is built and copied.
+        JsonGenerator out = JSON.getFactory().createGenerator(new OutputStreamWriter(
+                new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16), StandardCharsets.UTF_8));
+        out.setRootValueSeparator(null); // answers are separated by the '\n' respond writes
         byte[] line;
         while ((line = in.next()) != null) {
-            if (new String(line, StandardCharsets.UTF_8).isBlank()) {
+            if (isBlank(line)) {
                 continue;
             }
             JsonNode request;
@@ -64,13 +69,22 @@ public final class Runner {
     }
 
     /** Writes one answer line; flushed only when the next request is not already buffered (a read could block). */
-    private static void respond(OutputStream out, ObjectNode response, StdinLines in) throws IOException {
-        // Through a String: Jackson's byte writer would escape characters beyond the BMP as surrogate pairs.
-        out.write(JSON.writeValueAsString(response).getBytes(StandardCharsets.UTF_8));
-        out.write('\n');
+    private static void respond(JsonGenerator out, ObjectNode response, StdinLines in) throws IOException {
+        JSON.writeTree(out, response);
+        out.writeRaw('\n');
         if (!in.lineBuffered()) {
             out.flush();
         }
+    }
+
+    /** Only ASCII whitespace: checked on the bytes, without decoding the line (which may be megabytes). */
+    private static boolean isBlank(byte[] line) {
+        for (byte b : line) {
+            if (b < 0 || !Character.isWhitespace(b)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** The answer to a line Jackson cannot read: 'skipped', with the id found by a plain text match. */
