@@ -73,24 +73,56 @@ def totals(runs):
 def write(path, report):
     def to(tmp):
         with open(tmp, "w", encoding="utf-8") as f:
-            f.write(layered_json(report, LAYERS))
+            write_layered(f.write, report, LAYERS)
             f.write("\n")
     atomic.write(path, to)
 
 
 LAYERS = 2      # the report's fields, then each verdict (and each runner, corpus file) on a line of its own
-_compact = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": ")).encode
+# C's encoder made once (JSONEncoder.encode builds one per call): ensure_ascii off, no circular check.
+_c_encode = json.encoder.c_make_encoder(None, None, json.encoder.encode_basestring, None, ": ", ", ", False, False,
+                                        True) if json.encoder.c_make_encoder else None
+_py_compact = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "), check_circular=False).encode
+
+
+def _compact(value):
+    if _c_encode is None or isinstance(value, (str, int, float)) or value is None:
+        return _py_compact(value)
+    return "".join(_c_encode(value, 0))
+
+
+CHUNK = 1024    # lines joined per write: a full report is 50 MB; one string of it would be copied several times
 
 
 def layered_json(value, layers, indent=""):
     """JSON indented for the outer `layers` levels and written on one line below them. json.dump with indent runs
     the pure-Python encoder over every verdict (seconds on a full run); this keeps the report readable line by
     line while C's encoder writes all but the outer levels. json.loads gives the same value either way."""
+    parts = []
+    write_layered(parts.append, value, layers, indent)
+    return "".join(parts)
+
+
+def write_layered(write, value, layers, indent=""):
+    """layered_json(value, layers, indent), handed to write() in pieces (never the whole text at once)."""
     if layers == 0 or not isinstance(value, (dict, list)) or not value:
-        return _compact(value)
+        write(_compact(value))
+        return
     inner = indent + " "
     if isinstance(value, dict):
-        items = [f"{inner}{_compact(k)}: {layered_json(v, layers - 1, inner)}" for k, v in value.items()]
-        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
-    items = [inner + layered_json(v, layers - 1, inner) for v in value]
-    return "[\n" + ",\n".join(items) + "\n" + indent + "]"
+        write("{\n")
+        for n, (k, v) in enumerate(value.items()):
+            write((",\n" + inner if n else inner) + _compact(k) + ": ")
+            write_layered(write, v, layers - 1, inner)
+        write("\n" + indent + "}")
+        return
+    write("[\n")
+    if layers == 1:     # the innermost layer: items one per line, CHUNK lines per write
+        sep = ",\n" + inner
+        for start in range(0, len(value), CHUNK):
+            write((sep if start else inner) + sep.join(map(_compact, value[start:start + CHUNK])))
+    else:
+        for n, v in enumerate(value):
+            write(",\n" + inner if n else inner)
+            write_layered(write, v, layers - 1, inner)
+    write("\n" + indent + "]")

@@ -111,3 +111,61 @@ def test_report_layers_read_back_as_the_same_value_with_one_verdict_per_line():
     lines = text.splitlines()
     assert '  {"id": "a", "diagnosis": ["x", {"n": 1.5}], "empty": {}},' in lines   # a verdict: one line
     assert report.layered_json([], 2) == "[]" and report.layered_json({}, 2) == "{}"
+
+
+def test_report_written_in_pieces_is_the_layered_text():
+    from harness import report
+    verdicts = [{"id": f"v{i}", "detail": "é\u2028\"x\"", "n": i / 3} for i in range(report.CHUNK * 2 + 5)]
+    value = {"corpus": {"files": [{"path": "a"}]}, "verdicts": verdicts, "empty": [], "none": None}
+    pieces = []
+    report.write_layered(pieces.append, value, report.LAYERS)
+    text = "".join(pieces)
+    assert len(pieces) > 3 and text == report.layered_json(value, report.LAYERS)
+    assert json.loads(text) == value
+    assert text.split("\n")[5] == '  {"id": "v0", "detail": "é\u2028\\"x\\"", "n": 0.0},'
+
+
+def _junit_by_element_tree(path, runs):
+    """What junit.write wrote before it wrote text itself: xml.etree elements, the same attributes and texts."""
+    import xml.etree.ElementTree as ET
+    from harness.results import FAILING, FAULTS
+
+    def clean(text):
+        return "".join(c if c in "\t\n\r" or ord(c) >= 0x20 else f"\\x{ord(c):02x}" for c in text)
+
+    root = ET.Element("testsuites")
+    for name, verdicts in runs:
+        suite = ET.SubElement(root, "testsuite", name=name, tests=str(len(verdicts)),
+                              failures=str(sum(v.verdict in ("fail", "xpass", "skip") for v in verdicts)),
+                              errors=str(sum(v.verdict in FAULTS for v in verdicts)),
+                              skipped=str(sum(v.verdict in ("xfail", "unclaimed") for v in verdicts)))
+        for v in verdicts:
+            case = ET.SubElement(suite, "testcase", classname=f"{name}.{v.vector.split('.')[0]}", name=f"{v.vector} {v.op}")
+            if v.verdict in FAILING:
+                element = ET.SubElement(case, "error" if v.verdict in FAULTS else "failure", type=v.verdict,
+                                        message=clean(f"{v.verdict}: {v.detail}"))
+                element.text = clean("\n".join([v.detail] + v.diagnosis))
+            elif v.verdict == "xfail":
+                ET.SubElement(case, "skipped", message=clean(f"expected failure ({v.expectation}): {v.detail}"))
+            elif v.verdict == "unclaimed":
+                ET.SubElement(case, "skipped", message=clean(f"unclaimed: {v.detail}"))
+            elif v.verdict == "info":
+                ET.SubElement(case, "system-out").text = clean(f"impl-level, {v.outcome}: {v.detail}")
+    ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
+
+
+def test_junit_text_is_what_element_tree_writes(tmp_path):
+    from harness import junit
+    from harness.results import ORDER, Verdict
+    tricky = 'a&b <c> "q" \'s\' \t\r\n\x01\x1f é \u2028 \U0001F600 \ud800'
+    verdicts = [Verdict("r&<\"", f"fam{i % 3}.x{tricky if i % 2 else ''}.y", f"op{tricky if i % 5 else ''}", verdict,
+                        "fail" if i % 4 else "pass", "must", ["R1"], "3.0", tricky if i % 3 else "",
+                        [tricky, "line2"] if i % 2 else [], expectation=tricky)
+                for i, verdict in enumerate(ORDER * 3)]
+    runs = [("r&<\"", verdicts), ("empty", []), ("plain", verdicts[:3])]
+    junit.write(tmp_path / "text.xml", runs)
+    _junit_by_element_tree(tmp_path / "tree.xml", runs)
+    assert (tmp_path / "text.xml").read_bytes() == (tmp_path / "tree.xml").read_bytes()
+    junit.write(tmp_path / "none.xml", [])
+    _junit_by_element_tree(tmp_path / "none-tree.xml", [])
+    assert (tmp_path / "none.xml").read_bytes() == (tmp_path / "none-tree.xml").read_bytes()
