@@ -15,6 +15,8 @@ import threading
 
 FORMAT = 1
 FLUSH_S = 0.1   # a killed run loses at most the verdicts of its last FLUSH_S
+MAX_SHARED = 4096   # distinct (outcome, detail, answer, matched) endings kept encoded
+_ascii = json.encoder.encode_basestring_ascii     # json.dumps of a str (ASCII: see _write)
 
 
 class Journal:
@@ -23,12 +25,15 @@ class Journal:
         self._lock = threading.Lock()
         self._dirty = False
         self._closed = threading.Event()
+        self._heads, self._ops, self._rests = {}, {}, {}
         self._write({"journal": FORMAT, "corpus_version": corpus_version, "runners": runners, "ops": ops,
                      **(run or {})})
         threading.Thread(target=self._flusher, daemon=True).start()
 
     def _write(self, record):
-        line = json.dumps(record) + "\n"        # ASCII: nothing a runner sent can make it unwritable
+        self._put(json.dumps(record) + "\n")     # ASCII: nothing a runner sent can make it unwritable
+
+    def _put(self, line):
         with self._lock:
             if not self._f.closed:
                 self._f.write(line)
@@ -42,20 +47,43 @@ class Journal:
                     self._dirty = False
 
     def add(self, runner, op, outcome):
-        record = {"runner": runner, "vector": op.vector_id, "op": op.name, "outcome": outcome.verdict,
-                  "detail": outcome.detail}
         if outcome.diagnosis:
-            record["diagnosis"] = outcome.diagnosis
-        for name in ("answer", "matched"):      # short labels (values, hex, error:<class>, a variant's label)
-            if getattr(outcome, name) is not None:
-                record[name] = getattr(outcome, name)
-        self._write(record)
+            self._write(record(runner, op, outcome))
+            return
+        # Most lines differ only in runner, vector and op: the same text as json.dumps(record(...)), from pieces
+        # encoded once (a json.dumps per verdict was most of the journal's cost).
+        head = self._heads.get(runner)
+        if head is None:
+            head = self._heads[runner] = '{"runner": ' + _ascii(runner)
+        where = self._ops.get(op.key)
+        if where is None:
+            where = self._ops[op.key] = ', "vector": ' + _ascii(op.vector_id) + ', "op": ' + _ascii(op.name)
+        key = (outcome.verdict, outcome.detail, outcome.answer, outcome.matched)
+        rest = self._rests.get(key)
+        if rest is None:
+            rest = json.dumps(record(runner, op, outcome))
+            rest = rest[rest.index(', "outcome": '):]
+            if len(self._rests) < MAX_SHARED:
+                self._rests[key] = rest
+        self._put(head + where + rest + "\n")
 
     def close(self, end):
         self._write({"end": end})
         self._closed.set()
         with self._lock:
             self._f.close()
+
+
+def record(runner, op, outcome):
+    """A verdict's journal record."""
+    rec = {"runner": runner, "vector": op.vector_id, "op": op.name, "outcome": outcome.verdict,
+           "detail": outcome.detail}
+    if outcome.diagnosis:
+        rec["diagnosis"] = outcome.diagnosis
+    for name in ("answer", "matched"):      # short labels (values, hex, error:<class>, a variant's label)
+        if getattr(outcome, name) is not None:
+            rec[name] = getattr(outcome, name)
+    return rec
 
 
 def read(path):

@@ -56,13 +56,76 @@ def expected_pass(op, response):
     if op.cmd == "decode" and op.name != "reject":
         actual = response.get("values")
         if type(actual) is list and _strictly_equal(vector["values"], actual):
-            return Outcome("pass", "values equal", answer="values")
+            return VALUES_EQUAL
         return None
     error = response.get("error")
     if (type(error) is dict and len(error) == 2 and error.get("class") == vector["error"]
             and type(error.get("message")) is str):
-        return Outcome("pass", f"rejected with {vector['error']}", answer=f"error:{vector['error']}")
+        return _rejected_with(vector["error"])
     return None
+
+
+# Pass outcomes are shared, never changed (only a failing outcome's texts are cleaned, in runner_session): a batch
+# of them crosses from a worker process as one object each, not one per op.
+VALUES_EQUAL = Outcome("pass", "values equal", answer="values")
+_REJECTED = {}
+
+
+def _rejected_with(error_class):
+    outcome = _REJECTED.get(error_class)
+    if outcome is None:
+        outcome = _REJECTED[error_class] = Outcome("pass", f"rejected with {error_class}", answer=f"error:{error_class}")
+    return outcome
+
+
+def exact_pass(op, rid, line):
+    """The pass Outcome when the stdout line is, byte for byte, the compact JSON of the answer op's vector expects
+    to request rid (keys in the corpus's order, or sorted; UTF-8, no spaces), else None. Such a line parses to
+    exactly the answer expected_pass() passes (the same values, the integer id rid), so it is judged without
+    being parsed; any other line, an equal answer written differently included, takes the parsing path."""
+    forms = op.__dict__.get("_exact")
+    if forms is None:
+        forms = _exact_forms(op)
+    if not forms:
+        return None
+    rid_text = str(rid).encode()
+    for head, tail, outcome in forms:
+        if (len(line) == len(head) + len(rid_text) + len(tail) and line.endswith(tail) and line.startswith(head)
+                and line[len(head):len(head) + len(rid_text)] == rid_text):
+            return outcome
+    if len(forms) == 1 and op.cmd == "decode":     # one try with sorted keys, then both forms are kept
+        forms = _exact_forms(op, sorted_too=True)
+        return exact_pass(op, rid, line)
+    return None
+
+
+_compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
+_sorted_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False, sort_keys=True).encode
+
+
+def _exact_forms(op, sorted_too=False):
+    """[(head, tail, pass Outcome)]: the expected answer line is head + the request id + tail (cached on the op)."""
+    try:
+        forms = _forms(op, sorted_too)
+    except UnicodeEncodeError:  # a lone surrogate: no runner's UTF-8 line can carry it; judged by the slow path
+        forms = []
+    object.__setattr__(op, "_exact", forms)     # frozen dataclass: a cache, as Op.request_line's
+    return forms
+
+
+def _forms(op, sorted_too):
+    vector, forms = op.vector, []
+    if op.name == "encode":
+        canonical = vector["canonical"].encode()
+        outcome = Outcome("pass", "wrote the canonical bytes", answer="hex", matched="canonical",
+                          output=vector["canonical"])
+        forms = [(b'{"id":', b',"hex":"' + canonical + b'"}\n', outcome),
+                 (b'{"hex":"' + canonical + b'","id":', b"}\n", outcome)]
+    elif op.cmd == "decode" and op.name != "reject":
+        forms = [(b'{"id":', b',"values":' + _compact_json(vector["values"]).encode() + b'}\n', VALUES_EQUAL)]
+        if sorted_too:      # kept even when it is the same text: two forms say the sorted one was made
+            forms.append((b'{"id":', b',"values":' + _sorted_json(vector["values"]).encode() + b'}\n', VALUES_EQUAL))
+    return forms
 
 
 _canonical_json = json.JSONEncoder(ensure_ascii=False, sort_keys=True, check_circular=False).encode
@@ -85,10 +148,12 @@ def _expected_text(expected):
 
 
 def prepare(ops):
-    """Does now the per-vector work judging would do on first use (the expected values' canonical JSON, each
-    request line), so that processes forked afterwards share it instead of each doing it again."""
+    """Does now the per-vector work judging would do on first use (the expected values' canonical JSON, the
+    expected answer lines, each request line), so that processes forked afterwards share it instead of each doing
+    it again."""
     for op in ops:
         op.request_line(0)
+        _exact_forms(op)
         if op.cmd == "decode" and op.name != "reject":
             _expected_text(op.vector["values"])
 

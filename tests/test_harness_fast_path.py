@@ -1,13 +1,14 @@
 """The judging fast path: answers exactly as expected skip the schema check and must judge as judge() would."""
 
 import copy
+import json
 
 import pytest
 
 from harness_fixtures.harness_helpers import CORPUS
 from harness import ops
 from harness.corpus import load
-from harness.judge import expected_pass, judge
+from harness.judge import exact_pass, expected_pass, judge
 
 PLAN = ops.plan(load(CORPUS).vectors)
 
@@ -71,3 +72,34 @@ def test_nan_class_variants_are_left_to_judge():
 def test_cached_request_lines_equal_fresh_ones(op):
     for rid in (0, 1, 7, 123456789):
         assert op.request_line(rid) == ops.encode_line(op.request(rid))
+
+
+def compact_lines(answer):
+    """The answer as runners write it: compact UTF-8 JSON, keys in the corpus's order or sorted."""
+    return [(json.dumps(answer, ensure_ascii=False, separators=(",", ":"), sort_keys=s) + "\n").encode()
+            for s in (False, True)]
+
+
+@pytest.mark.parametrize("op", PLAN, ids=lambda op: f"{op.vector_id}:{op.name}")
+def test_exact_lines_pass_unparsed_and_judge_alike(op):
+    answer = expected_answer(op)
+    for line in compact_lines(answer):
+        fast = exact_pass(op, 7, line)
+        if "error" in answer:
+            assert fast is None         # the message is the runner's own: always parsed
+            continue
+        assert fast is not None and fast == judge(op, json.loads(line)) == expected_pass(op, answer), line
+        assert exact_pass(op, 8, line) is None and exact_pass(op, 70, line) is None   # another request's id
+        assert exact_pass(op, 7, line.rstrip(b"\n")) is None
+        assert exact_pass(op, 7, line.replace(b",", b", ", 1)) is None    # equal JSON, other text: parsed
+        assert exact_pass(op, 7, line[:-2] + b" }\n") is None
+
+
+def test_exact_lines_need_the_exact_values():
+    op = next(o for o in PLAN if o.name == "decode" and '"value":' in json.dumps(o.vector["values"]))
+    answer = expected_answer(op)
+    (line, _) = compact_lines(answer)
+    text = json.dumps(op.vector["values"], ensure_ascii=False, separators=(",", ":")).encode()
+    assert text in line
+    other = line.replace(b'"value":', b'"value": ', 1)
+    assert exact_pass(op, 7, other) is None

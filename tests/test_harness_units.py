@@ -169,3 +169,22 @@ def test_junit_text_is_what_element_tree_writes(tmp_path):
     junit.write(tmp_path / "none.xml", [])
     _junit_by_element_tree(tmp_path / "none-tree.xml", [])
     assert (tmp_path / "none.xml").read_bytes() == (tmp_path / "none-tree.xml").read_bytes()
+
+
+def test_journal_lines_are_json_dumps_of_their_records(tmp_path):
+    from harness import journal, ops
+    from harness.judge import Outcome
+    vector = {"id": "a.\"b\u00e9", "kind": "value", "era": "msgpack", "values": [], "canonical": "", "variants": []}
+    op, other = ops.ops_for(vector)[:2]
+    outcomes = [Outcome("pass", "values equal", answer="values"), Outcome("pass", "values equal", answer="values"),
+                Outcome("skip", "runner skipped: \", \"outcome\": \u2028x"), Outcome("fail", "bad", ["d1"], "hex"),
+                Outcome("pass", "wrote variant 'v' (encoder_may_emit)", answer="hex", matched="v\u00e9")]
+    log = journal.Journal(tmp_path / "j.jsonl", "1.0.0", ["r"], 5)
+    for runner in ("r\u00e9", "s"):
+        for o in outcomes:
+            for each in (op, other):
+                log.add(runner, each, o)
+    log.close("complete")
+    lines = (tmp_path / "j.jsonl").read_text().splitlines()[1:-1]
+    assert lines == [json.dumps(journal.record(runner, each, o)) for runner in ("r\u00e9", "s") for o in outcomes
+                     for each in (op, other)]
