@@ -8,6 +8,7 @@ report-journal (harness/rebuild.py) exits 1 when it wrote the rebuilt, incomplet
 """
 
 import argparse
+import gc
 import signal
 import sys
 import threading
@@ -68,8 +69,8 @@ def parser():
                    help="where runner directories live (default: runners/)")
     v.add_argument("--require-manifest", action="store_true",
                    help="refuse a corpus directory without manifest.json (a directory with one is always checked)")
-    v.add_argument("--window", type=_number(int, 1, 1024), default=8,
-                   help="requests in flight per runner (1 to 1024, default 8)")
+    v.add_argument("--window", type=_number(int, 1, 1024), default=64,
+                   help="requests in flight per runner (1 to 1024, default 64, as fuzz)")
     v.add_argument("--max-faults", type=_number(int, 1, 1_000_000), default=MAX_FAULTS, metavar="K",
                    help=f"give a runner up after K crashes or timeouts in a row: its remaining ops are "
                         f"'abandoned' (default {MAX_FAULTS})")
@@ -194,6 +195,9 @@ def verify(args, stdout, stderr):
     entries = load_expectations(configs, catalog)
 
     plan = ops_mod.plan(selected)
+    # The corpus and the plan live as long as the run: the collector need not walk them again and again (each
+    # full collection did, while a run's outcomes, verdicts and report records were made).
+    gc.freeze()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     start_timeout = args.start_timeout or 3 * args.timeout

@@ -1,7 +1,7 @@
 """Turns vectors into operations: what is sent to a runner and what capability it needs."""
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -11,14 +11,13 @@ class Op:
     cmd: str           # the protocol command: encode | decode
     hex: str = None    # decode input
     variant: str = None
+    # Derived, set once: read for every answer, verdict and journal line.
+    vector_id: str = field(init=False, repr=False, compare=False)
+    key: tuple = field(init=False, repr=False, compare=False)
 
-    @property
-    def vector_id(self):
-        return self.vector["id"]
-
-    @property
-    def key(self):
-        return (self.vector["id"], self.name)
+    def __post_init__(self):
+        object.__setattr__(self, "vector_id", self.vector["id"])
+        object.__setattr__(self, "key", (self.vector["id"], self.name))
 
     def request(self, request_id):
         req = {"cmd": self.cmd, "id": request_id, "era": self.vector["era"]}

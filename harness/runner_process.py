@@ -5,8 +5,8 @@ harness: the session thread only waits on a queue with a deadline, then kills th
 
 Memory stays bounded whatever the runner sends (runners/PROTOCOL.md, "Limits"): stdout is read in chunks and a
 line longer than MAX_LINE is not kept (the reader hands over a LineTooLong instead and reads no further); at
-most QUEUED_LINES lines wait unread; stderr keeps a tail of STDERR_TAIL lines of at most STDERR_LINE bytes each,
-and the log file stops growing at StderrLog's cap.
+most QUEUED_LINES batches of lines (each the complete lines of one CHUNK read) wait unread; stderr keeps a tail of
+STDERR_TAIL lines of at most STDERR_LINE bytes each, and the log file stops growing at StderrLog's cap.
 
 Every runner is started in its own process group (a new session) and registered while it lives, so stop_all()
 (SIGINT / SIGTERM) can kill every runner and its children at once.
@@ -26,7 +26,7 @@ from harness.text import clean, clean_bytes
 EOF = object()
 TIMEOUT = object()
 MAX_LINE = 16 << 20         # bytes per stdout line, newline excluded
-QUEUED_LINES = 4            # lines read ahead of the session at most
+QUEUED_LINES = 4            # batches of lines read ahead of the session at most (one per CHUNK read)
 CHUNK = 1 << 16
 STDERR_TAIL = 30            # lines kept for crash reports
 STDERR_LINE = 2000          # bytes kept per tail line
@@ -101,7 +101,8 @@ class RunnerProcess:
         self.argv, self.cwd = list(argv), cwd
         self.stderr_tail = collections.deque(maxlen=STDERR_TAIL)
         self._stderr_log = stderr_log
-        self._lines = queue.Queue(maxsize=QUEUED_LINES)
+        self._lines = queue.Queue(maxsize=QUEUED_LINES)     # batches of lines, each from one read of stdout
+        self._ready = collections.deque()                   # the batch the session is reading
         self._writes = queue.Queue()
         self._closed = threading.Event()
         try:
@@ -120,7 +121,7 @@ class RunnerProcess:
             t.start()
 
     def _put(self, item):
-        # Blocks while the session has QUEUED_LINES unread lines; gives up once the process is closed.
+        # Blocks while the session has QUEUED_LINES unread batches; gives up once the process is closed.
         while not self._closed.is_set():
             try:
                 self._lines.put(item, timeout=0.2)
@@ -130,12 +131,13 @@ class RunnerProcess:
         return False
 
     def _read_stdout(self):
+        # The complete lines of each chunk are handed over as one batch: one queue hand-off per read, not per line.
         read, line = self.proc.stdout.read1, bytearray()
         while True:
             chunk = read(CHUNK)
             if not chunk:
                 break
-            start = 0
+            start, batch = 0, []
             while True:
                 end = chunk.find(b"\n", start)
                 if end < 0:
@@ -147,17 +149,17 @@ class RunnerProcess:
                     line.clear()
                 else:
                     item = chunk[start:end + 1]
-                if len(item) > MAX_LINE + 1 or not self._put(item):
-                    if len(item) > MAX_LINE + 1:
-                        self._put(LineTooLong(len(item) - 1))
+                if len(item) > MAX_LINE + 1:
+                    self._put(batch + [LineTooLong(len(item) - 1)])
                     return
+                batch.append(item)
                 start = end + 1
+            if batch and not self._put(batch):
+                return
             if len(line) > MAX_LINE:
-                self._put(LineTooLong(len(line)))
+                self._put([LineTooLong(len(line))])
                 return                  # read no further: the session kills the runner for this
-        if line:
-            self._put(bytes(line))
-        self._put(EOF)
+        self._put(([bytes(line)] if line else []) + [EOF])
 
     def _read_stderr(self):
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
@@ -213,10 +215,12 @@ class RunnerProcess:
 
     def read_line(self, deadline):
         """The next stdout line (bytes), LineTooLong, EOF, or TIMEOUT once time.monotonic() passes deadline."""
-        try:
-            return self._lines.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            return TIMEOUT
+        if not self._ready:
+            try:
+                self._ready.extend(self._lines.get(timeout=max(0.0, deadline - time.monotonic())))
+            except queue.Empty:
+                return TIMEOUT
+        return self._ready.popleft()
 
     def exit_status(self, wait=2.0):
         """The exit status after EOF; waits briefly so the status and last stderr lines are in."""

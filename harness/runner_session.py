@@ -111,11 +111,14 @@ class Session:
         inflight = collections.deque()      # (request id, op, time sent)
         last_answer = time.monotonic()
         while pending or inflight:
-            while pending and len(inflight) < self.window:
-                op = pending.popleft()
-                rid, self.next_id = self.next_id, self.next_id + 1
-                self.proc.send(op.request_line(rid))
-                inflight.append((rid, op, time.monotonic()))
+            if pending and len(inflight) < self.window:     # the window's free places filled in one write
+                lines, now = [], time.monotonic()
+                while pending and len(inflight) < self.window:
+                    op = pending.popleft()
+                    rid, self.next_id = self.next_id, self.next_id + 1
+                    lines.append(op.request_line(rid))
+                    inflight.append((rid, op, now))
+                self.proc.send(b"".join(lines))
             rid, op, sent = inflight[0]
             line = self.proc.read_line(max(sent, last_answer) + self.timeout)
             fault, outcome = self._answer(line, rid, op)

@@ -32,18 +32,19 @@ class WorkerError(Exception):
 def run_all(names, make_session, plan, results, on_outcome=None):
     """Runs make_session(i).run(plan, result) for each runner i in a forked process, filling results[i].
     Returns the first error (a WorkerError with the worker's traceback) or None."""
-    ops = {op.key: op for op in plan}
+    index = {id(op): n for n, op in enumerate(plan)}    # outcomes cross as (op's index in plan, Outcome)
     ctx = multiprocessing.get_context("fork")
     count = min(len(names), os.cpu_count() or 1)
     groups = [list(range(len(names)))[w::count] for w in range(count)]    # runners round-robin over the cores
     workers, errors = [], []
     judge.prepare(plan)
     # Objects that exist now (the corpus, the plan) go to a permanent generation: a worker's collector then
-    # never walks them, which would write to every page of the copied heap (copy-on-write for all of it).
+    # never walks them, which would write to every page of the copied heap (copy-on-write for all of it); nor
+    # does the parent's, while 150,000 outcomes come in.
     gc.freeze()
     for group in groups:
         receive, send = ctx.Pipe(duplex=False)
-        proc = ctx.Process(target=_work, args=(make_session, group, plan, send), daemon=True)
+        proc = ctx.Process(target=_work, args=(make_session, group, plan, index, send), daemon=True)
         proc.start()
         send.close()
         workers.append((proc, receive, group))
@@ -55,10 +56,12 @@ def run_all(names, make_session, plan, results, on_outcome=None):
             while True:
                 kind, i, payload = receive.recv()
                 if kind == "outcomes":
-                    for key, outcome in payload:
-                        results[i].outcomes[key] = outcome
+                    outcomes, runner = results[i].outcomes, names[i]
+                    for n, outcome in payload:
+                        op = plan[n]
+                        outcomes[op.key] = outcome
                         if on_outcome:
-                            on_outcome(names[i], ops[key], outcome)
+                            on_outcome(runner, op, outcome)
                 elif kind == "done":
                     for name, value in payload.items():
                         setattr(results[i], name, value)
@@ -72,7 +75,6 @@ def run_all(names, make_session, plan, results, on_outcome=None):
             errors.append(WorkerError(f"{', '.join(names[i] for i in group)}: worker process ended without a "
                                       f"result (exit {proc.exitcode})"))
 
-    gc.unfreeze()
     collectors = threads.start([lambda w=w: collect(w) for w in range(len(workers))])
     told = False
     while any(t.is_alive() for t in collectors):
@@ -85,7 +87,7 @@ def run_all(names, make_session, plan, results, on_outcome=None):
     return errors[0] if errors else None
 
 
-def _work(make_session, group, plan, send):
+def _work(make_session, group, plan, index, send):
     """In a forked worker: run the sessions of runners `group` (a thread each), stream their outcomes, then each
     result's other fields."""
     status, sessions, lock = 0, [], threading.Lock()
@@ -94,7 +96,7 @@ def _work(make_session, group, plan, send):
             result, batch, last = RunnerResult(""), [], [time.monotonic()]
 
             def on_outcome(_name, op, outcome):
-                batch.append((op.key, outcome))
+                batch.append((index[id(op)], outcome))
                 if len(batch) >= BATCH or time.monotonic() - last[0] >= BATCH_S:
                     with lock:
                         send.send(("outcomes", i, batch[:]))
