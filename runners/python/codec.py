@@ -17,6 +17,20 @@ STR = {*range(0xa0, 0xc0), 0xd9, 0xda, 0xdb}
 # ext format byte -> (header length, payload length or None when the header holds it, width of that length)
 EXT = {0xd4: (2, 1, 0), 0xd5: (2, 2, 0), 0xd6: (2, 4, 0), 0xd7: (2, 8, 0), 0xd8: (2, 16, 0),
        0xc7: (3, None, 1), 0xc8: (4, None, 2), 0xc9: (6, None, 4)}
+# Format byte -> what value() does with it: one table lookup per value instead of a chain of tests (the large
+# containers have 65,536 elements). The scalars the library reads whole are named by their notation type.
+KIND = ["int"] * 256   # positive and negative fixint, uint 8-64, int 8-64
+for _fmt in ARRAY:
+    KIND[_fmt] = "array"
+for _fmt in MAP:
+    KIND[_fmt] = "map"
+for _fmt in STR:
+    KIND[_fmt] = "str"
+for _fmt in EXT:
+    KIND[_fmt] = "ext"
+KIND[0xc0], KIND[0xc2], KIND[0xc3], KIND[0xca], KIND[0xcb] = "nil", "bool", "bool", "float32", "float64"
+KIND[0xc4] = KIND[0xc5] = KIND[0xc6] = "bin"
+KIND[0xc1] = "reserved"   # the library raises FormatError
 
 # ---------------------------------------------------------------- encode
 
@@ -118,37 +132,38 @@ class Decoder:
         pos = self.u.tell()
         if pos >= len(self.data):
             self.need(1, "a value")
-        fmt = self.data[pos]
-        if fmt in ARRAY or fmt in MAP:
+        kind = KIND[self.data[pos]]
+        if kind == "nil":
+            self.u.skip()
+            return {"type": "nil"}
+        if kind == "int":
+            return {"type": "int", "value": str(self.u.unpack())}
+        if kind == "array" or kind == "map":
             if depth >= MAX_DEPTH:
                 raise WireError("limit.depth", f"nesting deeper than {MAX_DEPTH}")
-            if fmt in ARRAY:
+            if kind == "array":
                 n = self.u.read_array_header()
                 self.need(n, f"array of {n}")  # each element takes >= 1 byte: check before iterating
                 return {"type": "array", "items": [self.value(depth + 1) for _ in range(n)]}
             n = self.u.read_map_header()
             self.need(2 * n, f"map of {n}")  # each entry takes >= 2 bytes
             return {"type": "map", "entries": [[self.value(depth + 1), self.value(depth + 1)] for _ in range(n)]}
-        if fmt in EXT:
-            return self.read_ext(fmt)
-        if fmt == 0xca:
+        if kind == "str":
+            try:  # raw=True: the library gives the bytes
+                return {"type": "str", "value": self.u.unpack().decode("utf-8")}  # strict: overlong, surrogates, > U+10FFFF
+            except UnicodeDecodeError as e:
+                raise WireError("invalid.utf8", str(e)) from None
+        if kind == "ext":
+            return self.read_ext(self.data[pos])
+        if kind == "float32":
             # Raw: the library widens float32 to a double (quieting signalling NaNs); read the 4 bits.
             raw = self.u.read_bytes(5)
             check(len(raw) == 5, "malformed.truncated", "float32 cut short")
             return {"type": "float32", "bits": raw[1:].hex()}
-        v = self.u.unpack()  # a scalar: nil, bool, int, float64, str (raw=True: bytes), bin
-        if fmt in STR:
-            try:
-                return {"type": "str", "value": v.decode("utf-8")}  # strict: overlong, surrogates, > U+10FFFF
-            except UnicodeDecodeError as e:
-                raise WireError("invalid.utf8", str(e)) from None
-        if v is None:
-            return {"type": "nil"}
-        if isinstance(v, bool):
+        v = self.u.unpack()  # bool, float64, bin (0xc1: the library raises FormatError)
+        if kind == "bool":
             return {"type": "bool", "value": v}
-        if isinstance(v, int):
-            return {"type": "int", "value": str(v)}
-        if isinstance(v, float):
+        if kind == "float64":
             return {"type": "float64", "bits": struct.pack(">d", v).hex()}
         return {"type": "bin", "hex": v.hex()}
 
