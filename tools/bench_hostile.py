@@ -17,6 +17,7 @@ samples. Exit status: 0 all goals met, 1 a goal missed or a runner died or hung,
 """
 
 import argparse
+import fnmatch
 import json
 import os
 import sys
@@ -27,7 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness import corpus as corpus_mod  # noqa: E402
+from harness import corpus as corpus_mod, corpus_cache  # noqa: E402
+from harness.cli import DEFAULT_CACHE  # noqa: E402
 from harness.options import SECONDS, number  # noqa: E402
 from harness.runner_config import ConfigError, known_runners, parse_overrides, resolve  # noqa: E402
 from harness.runner_process import EOF, TIMEOUT, LineTooLong, RunnerProcess, StderrLog  # noqa: E402
@@ -194,6 +196,9 @@ def main(argv=None) -> int:
     p.add_argument("--max-ms", type=number(float, 1, 86_400_000), default=1000.0, help="goal: slowest vector (1000)")
     p.add_argument("--timeout", type=SECONDS, default=10.0, help="a request unanswered this long is a hang (10 s)")
     p.add_argument("--out", default=str(ROOT / "out"), help="writes bench-hostile.json here (default out/)")
+    p.add_argument("--cache-dir", default=str(DEFAULT_CACHE),
+                   help="the validated-corpus cache `make verify` fills (harness/corpus_cache.py): a corpus that "
+                        "passed before is not validated again (default out/.corpus-cache)")
     args = p.parse_args(argv)
     runners_dir = Path(args.runners_dir)
     try:
@@ -201,13 +206,14 @@ def main(argv=None) -> int:
         names = [n for n in (args.runners.split(",") if args.runners else list(commands) or known_runners(runners_dir))
                  if n]
         configs = resolve(names, runners_dir, commands)
-        corpus = corpus_mod.load(args.corpus)
+        catalog, _ = corpus_cache.open_corpus(args.corpus, Path(args.cache_dir))
     except (ConfigError, corpus_mod.CorpusError) as e:
         print(f"bench: {e}", file=sys.stderr)
         return 2
     # MessagePack must-reject vectors; Binary Tuple vectors (a "format" field) need a tuple request and are
     # not part of the hostile corpus yet.
-    vectors = [v for v in corpus_mod.select(corpus.vectors, [], args.patterns)
+    ids = [vid for vid in catalog.ids if not args.patterns or any(fnmatch.fnmatchcase(vid, p) for p in args.patterns)]
+    vectors = [v for v in catalog.vectors(ids)
                if v["kind"] == "decode-reject" and "format" not in v]
     if not vectors:
         print("bench: no decode-reject vector selected", file=sys.stderr)
@@ -218,7 +224,7 @@ def main(argv=None) -> int:
     for config in configs:
         with StderrLog(out / f"bench-{config.name}.stderr.log") as log:
             try:
-                rows.append(run_runner(config, vectors, corpus.version, args.timeout, log))
+                rows.append(run_runner(config, vectors, catalog.version, args.timeout, log))
             except RuntimeError as e:
                 print(f"bench: {e}", file=sys.stderr)
                 rows.append({"runner": config.name, "vectors": len(vectors), "failed_to_start": str(e)})
