@@ -17,16 +17,29 @@ comma   := ,
 RUNNER_LIST := $(subst $(comma), ,$(RUNNERS))
 ARGS    ?=
 
-.PHONY: setup setup-fuzz setup-test vectors build verify report test pytest checks bench-hostile fuzz bench bench-verify
+.PHONY: setup setup-fuzz setup-test setup-all vectors build verify report test pytest checks bench-hostile fuzz bench bench-verify
 
 # What the harness and the generator need (make verify installs nothing more); the fuzzer adds hypothesis; the
-# tests add pytest, chromium + selenium for the dashboard's browser test, lxml + junitparser for the JUnit XML.
+# tests add pytest (+ xdist: the tests run on every core), chromium + selenium for the dashboard's browser test,
+# lxml + junitparser for the JUnit XML.
+SETUP_DEBS := python3-jsonschema python3-yaml
+FUZZ_DEBS  := python3-hypothesis
+TEST_DEBS  := python3-pytest python3-pytest-xdist chromium chromium-driver python3-selenium python3-lxml python3-junitparser
 setup:
-	@tools/need-deb python3-jsonschema python3-yaml
+	@tools/need-deb $(SETUP_DEBS)
 setup-fuzz: setup
-	@tools/need-deb python3-hypothesis
+	@tools/need-deb $(FUZZ_DEBS)
 setup-test: setup-fuzz
-	@tools/need-deb python3-pytest chromium chromium-driver python3-selenium python3-lxml python3-junitparser
+	@tools/need-deb $(TEST_DEBS)
+
+# Everything `make test` installs, in one apt round (each round pays an `apt-get update`): the tests' packages and
+# what each selected runner's `setup` would install (the optional `debs` target of runners/<name>/Makefile prints it).
+# The runners' own setups then find their packages there and install nothing. (Plain `make`, not $(MAKE): `make -n`
+# prints this line instead of running it.)
+setup-all:
+	@tools/need-deb $(SETUP_DEBS) $(FUZZ_DEBS) $(TEST_DEBS) $$(for r in $(RUNNER_LIST); do \
+	  if grep -q '^debs:' runners/$$r/Makefile; then env -u MAKEFLAGS make -s --no-print-directory -C runners/$$r debs; fi; \
+	  done)
 
 vectors: setup
 	$(PY) -m generator
@@ -46,9 +59,11 @@ verify: setup build
 report: setup
 	$(PY) -m dashboard --report $(OUT)/report.json --corpus vectors --out $(OUT)
 
-# tests/test_add_a_type.py runs the Python runner (python3-msgpack) in a scratch copy of the repository.
+# The tests run the Python runner (runners/python; tests/test_add_a_type.py in a scratch copy of the repository):
+# its setup installs python3-msgpack. -n: pytest-xdist workers, one per core (PYTEST_WORKERS=0: one process).
+PYTEST_WORKERS ?= auto
 pytest: setup-test runner-python
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -n $(PYTEST_WORKERS) tests
 
 # A runner may add its own checks (sanitizers, type checks) as a `check` target in its Makefile.
 checks: build
@@ -69,7 +84,8 @@ fuzz: setup-fuzz build
 	$(PY) -m fuzz --runners $(RUNNERS) --values $(FUZZ_VALUES) --seed $(FUZZ_SEED) --seconds 300 --out $(OUT)/fuzz
 
 # After verify: every must-reject vector got one class from every runner (tools/reject_agreement.py).
-test: pytest
+test: setup-all
+	$(MAKE) --no-print-directory pytest
 	$(MAKE) --no-print-directory verify
 	$(PY) tools/reject_agreement.py $(OUT)/report.json
 	$(MAKE) --no-print-directory fuzz
