@@ -1,4 +1,5 @@
 using System;
+using System.Buffers;
 using System.IO;
 using System.Linq;
 using System.Reflection;
@@ -15,7 +16,8 @@ namespace IgniteRunner;
 
 /// <summary>
 /// Runner protocol v1 (schema/protocol.schema.json) over stdin/stdout: one JSON request per line in, one response
-/// per line out (flushed); logs go to stderr only. The runner never sees expected results. Argument: the path of
+/// per line out; every request already read is answered, then the answers are flushed once, before a read that could
+/// block. Logs go to stderr only. The runner never sees expected results. Argument: the path of
 /// schema/registry.json (default relative to runners/csharp/).
 /// </summary>
 static partial class Runner
@@ -54,28 +56,30 @@ static partial class Runner
         }
         var codec = new Codec(ignite);
         var tuples = new BinaryTuple(codec, ignite);
-        using var input = new StreamReader(Console.OpenStandardInput(), new UTF8Encoding(false), false, 1 << 16);
+        var input = new StdinLines(Console.OpenStandardInput());
         using Stream stdout = new BufferedStream(Console.OpenStandardOutput(), 1 << 16);
-        using var output = new Utf8JsonWriter(stdout, WriteOptions);
-        string? line;
-        while ((line = input.ReadLine()) != null)
+        // The writer fills a buffer (its Flush on a Stream would flush the stream too); Respond copies it out.
+        var answer = new ArrayBufferWriter<byte>(1 << 16);
+        using var output = new Utf8JsonWriter(answer, WriteOptions);
+        while (input.Next(out ReadOnlyMemory<byte> line))
         {
-            if (string.IsNullOrWhiteSpace(line))
+            if (IsBlank(line.Span))
             {
                 continue;
             }
             JsonDocument request;
             try
             {
-                request = JsonDocument.Parse(line, ReadOptions);
+                request = JsonDocument.Parse(line, ReadOptions);   // the UTF-8 bytes as read: no string of the line
             }
             catch (JsonException e)
             {
+                string text = Encoding.UTF8.GetString(line.Span);
                 Log($"unreadable request: {e.Message}");
-                Respond(output, stdout, Unreadable(line, e));
+                Respond(output, answer, stdout, Unreadable(text, e), input);
                 continue;
             }
-            using (request)
+            using (request)   // disposed before the next line is read: the document reads the line's buffer
             {
                 JsonElement root = request.RootElement;
                 string? cmd = root.ValueKind == JsonValueKind.Object && root.TryGetProperty("cmd", out JsonElement c)
@@ -84,19 +88,39 @@ static partial class Runner
                 {
                     break;
                 }
-                Respond(output, stdout, cmd == "start" ? Start(ignite) : Answer(codec, tuples, ignite, root));
+                Respond(output, answer, stdout, cmd == "start" ? Start(ignite) : Answer(codec, tuples, ignite, root), input);
             }
         }
+        stdout.Flush();
         return 0;
     }
 
-    static void Respond(Utf8JsonWriter output, Stream stdout, JsonObject response)
+    /// <summary>Writes one answer line; flushed only when the next request is not already buffered (a read could block).</summary>
+    static void Respond(Utf8JsonWriter output, ArrayBufferWriter<byte> answer, Stream stdout, JsonObject response, StdinLines input)
     {
         response.WriteTo(output);
         output.Flush();
         output.Reset();
+        stdout.Write(answer.WrittenSpan);
+        answer.ResetWrittenCount();
         stdout.WriteByte((byte)'\n');
-        stdout.Flush();
+        if (!input.LineBuffered)
+        {
+            stdout.Flush();
+        }
+    }
+
+    /// <summary>Only ASCII whitespace: checked on the bytes, without decoding the line.</summary>
+    static bool IsBlank(ReadOnlySpan<byte> line)
+    {
+        foreach (byte b in line)
+        {
+            if (b is not ((byte)' ' or (byte)'\t' or (byte)'\r' or (byte)'\n' or 0x0b or 0x0c))
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     static void Log(string message) => Console.Error.WriteLine("csharp-runner: " + message);
