@@ -210,11 +210,6 @@ def getter_widths(spec: dict, pool: list[dict], since: str) -> list[dict]:
         for fmt in spec["formats"]:
             rules = [spec["type_rules"][t]] + spec["rules"] + (["BT-OBJECT"] if fmt == "object" else [])
             variants = bt.variants(fmt, [x], "3.0")
-            if fmt == "object" and t != "DECIMAL":
-                head = bt.int_element(bt.TYPE_IDS[t])
-                variants += [{"label": f"scale-length-{k}", "hex": bt.bin_(bt.tuple_bytes([head, b"\x03" * k, bt.element(x)])).hex(),
-                              "why": f"a {k}-byte scale element, no INT32; readers never read the scale of a {t}",
-                              "rules": ["BT-OBJECT-SCALE"], "encoder_may_emit": False} for k in spec["int32_lengths"]]
             out.append({"id": fill(spec["id"], {**names, "format": fmt}), "description": fill(spec["description"], names),
                         "era": "3.0", "level": RULE_LEVEL[rules[0]], "rules": list(rules), "since": since, "kind": "value",
                         "format": fmt, **({"columns": [t]} if fmt == "binary-tuple" else {}), "values": [x],
@@ -258,9 +253,11 @@ def getter_offsets(spec: dict, pool: list[dict], since: str) -> list[dict]:
 
 def getter_object_lengths(spec: dict, pool: list[dict], since: str) -> list[dict]:
     """Decode-rejects, invalid.tuple-length, objects: for each ColumnType example, the object with its type id
-    element or its scale element at each length an INT32 element cannot have (`int32_lengths`), and with its value
-    element at each length the type cannot have (as tuple-lengths: 1 to the largest + 1 for fixed lengths, below
-    the minimum otherwise; bytes `filler`). Names: $type, $type_id, $part (type, scale, value), $length."""
+    element or (DECIMAL) its scale element at each length an INT32 element cannot have (`int32_lengths`), and with
+    its value element at each length the type cannot have (as tuple-lengths: 1 to the largest + 1 for fixed
+    lengths, below the minimum otherwise; bytes `filler`); rules `rules`. For the other types, whose scale element
+    Java never reads but .NET and C++ do, a NULL scale element and one of each `int32_lengths`, under
+    `scale_other_rules` (implementation-defined). Names: $type, $type_id, $part (type, scale, value), $length."""
     out, filler = [], bytes.fromhex(spec["filler"])
     for t, x in getter_examples(spec).items():
         type_id, scale = bt.int_element(bt.TYPE_IDS[t]), bt.int_element(x["scale"] if t == "DECIMAL" else 0)
@@ -269,12 +266,14 @@ def getter_object_lengths(spec: dict, pool: list[dict], since: str) -> list[dict
         tup = next(c for c in ignite.REGISTRY["column_types"] if c["name"] == t)["tuple"]
         bad_value = [k for k in range(1, max(lengths) + 2) if k not in lengths] if lengths else list(range(1, tup["min_length"]))
         parts = [("type", k, [(type_id * 8)[:k], scale, value]) for k in spec["int32_lengths"]]
-        if t == "DECIMAL":   # other types' scale element is never read (BT-OBJECT-SCALE): getter-widths accepts it
-            parts += [("scale", k, [type_id, (scale * 8)[:k], value]) for k in spec["int32_lengths"]]
+        scale_lengths = spec["int32_lengths"] if t == "DECIMAL" else [0] + spec["int32_lengths"]
+        parts += [("scale", k, [type_id, (scale * 8)[:k], value]) for k in scale_lengths]
         parts += [("value", k, [type_id, scale, filler * k]) for k in bad_value]
         for part, k, elems in parts:
             names = {"type": t, "type_id": t.lower().replace("_", "-"), "part": part, "length": k, "since": since}
-            out.append({**reject(spec, names, "3.0", bt.bin_(bt.tuple_bytes(elems)), "invalid.tuple-length"), "format": "object"})
+            rules = spec["scale_other_rules"] if part == "scale" and t != "DECIMAL" else spec["rules"]
+            out.append({**reject({**spec, "rules": rules}, names, "3.0", bt.bin_(bt.tuple_bytes(elems)),
+                                 "invalid.tuple-length"), "format": "object"})
     return out
 
 
