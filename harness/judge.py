@@ -1,6 +1,7 @@
 """Judges one runner response against its vector: pass, fail or skip, with a one-line detail and a diagnosis."""
 
 import json
+import re
 from dataclasses import dataclass, field
 
 from harness import diagnosis, tuple_annotate, values
@@ -74,21 +75,25 @@ _REJECTED = {}
 def _rejected_with(error_class):
     outcome = _REJECTED.get(error_class)
     if outcome is None:
-        outcome = _REJECTED[error_class] = Outcome("pass", f"rejected with {error_class}", answer=f"error:{error_class}")
+        outcome = _REJECTED[error_class] = Outcome("pass", f"rejected with {error_class}",
+                                                   answer=f"error:{error_class}")
     return outcome
 
 
 def exact_pass(op, rid, line):
     """The pass Outcome when the stdout line is, byte for byte, the compact JSON of the answer op's vector expects
-    to request rid (keys in the corpus's order, or sorted; UTF-8, no spaces), else None. Such a line parses to
-    exactly the answer expected_pass() passes (the same values, the integer id rid), so it is judged without
-    being parsed; any other line, an equal answer written differently included, takes the parsing path."""
+    to request rid (keys in the corpus's order, or sorted; UTF-8, no spaces; for a rejection, with any message),
+    else None. Such a line parses to an answer expected_pass() passes (the same values or error class, the integer
+    id rid), so it is judged without being parsed; any other line, an equal answer written differently included,
+    takes the parsing path."""
     forms = op.__dict__.get("_exact")
     if forms is None:
         forms = _exact_forms(op)
     if not forms:
         return None
     rid_text = str(rid).encode()
+    if op.name in ("reject", "reject-encode"):
+        return _exact_rejection(forms, rid_text, line)
     for head, tail, outcome in forms:
         if (len(line) == len(head) + len(rid_text) + len(tail) and line.endswith(tail) and line.startswith(head)
                 and line[len(head):len(head) + len(rid_text)] == rid_text):
@@ -97,6 +102,33 @@ def exact_pass(op, rid, line):
         forms = _exact_forms(op, sorted_too=True)
         return exact_pass(op, rid, line)
     return None
+
+
+# The body of a JSON string as json.loads reads it (strict: no raw control characters; the escapes JSON has).
+_STRING_BODY = re.compile(rb'(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*')
+
+
+def _exact_rejection(forms, rid_text, line):
+    """An error answer of the expected class, its message any JSON string, written compactly (keys in the
+    protocol's order, or sorted): the pass Outcome, else None."""
+    ((error_class, outcome),) = forms
+    head = b'{"id":' + rid_text + b',"error":{"class":' + error_class + b',"message":"'
+    tail = b'"}}\n'
+    if not line.startswith(head):
+        head, tail = b'{"error":{"class":' + error_class + b',"message":"', b'"},"id":' + rid_text + b"}\n"
+        if not line.startswith(head):
+            return None
+    if len(line) < len(head) + len(tail) or not line.endswith(tail):
+        return None
+    body = line[len(head):len(line) - len(tail)]
+    if _STRING_BODY.fullmatch(body) is None:
+        return None
+    if not body.isascii():
+        try:
+            body.decode("utf-8")
+        except UnicodeDecodeError:
+            return None     # json.loads refuses the line: a protocol error, found by the parsing path
+    return outcome
 
 
 _compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode
@@ -121,7 +153,9 @@ def _forms(op, sorted_too):
                           output=vector["canonical"])
         forms = [(b'{"id":', b',"hex":"' + canonical + b'"}\n', outcome),
                  (b'{"hex":"' + canonical + b'","id":', b"}\n", outcome)]
-    elif op.cmd == "decode" and op.name != "reject":
+    elif op.name in ("reject", "reject-encode"):
+        forms = [(_compact_json(vector["error"]).encode(), _rejected_with(vector["error"]))]
+    elif op.cmd == "decode":
         forms = [(b'{"id":', b',"values":' + _compact_json(vector["values"]).encode() + b'}\n', VALUES_EQUAL)]
         if sorted_too:      # kept even when it is the same text: two forms say the sorted one was made
             forms.append((b'{"id":', b',"values":' + _sorted_json(vector["values"]).encode() + b'}\n', VALUES_EQUAL))

@@ -85,9 +85,6 @@ def test_exact_lines_pass_unparsed_and_judge_alike(op):
     answer = expected_answer(op)
     for line in compact_lines(answer):
         fast = exact_pass(op, 7, line)
-        if "error" in answer:
-            assert fast is None         # the message is the runner's own: always parsed
-            continue
         assert fast is not None and fast == judge(op, json.loads(line)) == expected_pass(op, answer), line
         assert exact_pass(op, 8, line) is None and exact_pass(op, 70, line) is None   # another request's id
         assert exact_pass(op, 7, line.rstrip(b"\n")) is None
@@ -103,3 +100,35 @@ def test_exact_lines_need_the_exact_values():
     assert text in line
     other = line.replace(b'"value":', b'"value": ', 1)
     assert exact_pass(op, 7, other) is None
+
+
+@pytest.mark.parametrize("message", ["", "any text", 'quote " and \\ backslash', "\u00e9 \u2028 \U0001F600",
+                                     "tab\t newline\n", "\x7f"])
+def test_rejections_pass_unparsed_with_any_message(message):
+    op = next(o for o in PLAN if o.name == "reject")
+    answer = {"id": 7, "error": {"class": op.vector["error"], "message": message}}
+    escaped = b'{"id":7,"error":{"class":"%s","message":"\\ud800"}}\n' % op.vector["error"].encode()
+    for line in compact_lines(answer) + [(json.dumps(answer, separators=(",", ":")) + "\n").encode(), escaped]:
+        assert exact_pass(op, 7, line) == expected_pass(op, json.loads(line)) == judge(op, json.loads(line))
+
+
+@pytest.mark.parametrize("body", [b'raw "quote', b"raw \x01 control", b"bad \\x escape", b"short \\u12",
+                                  b"trailing backslash \\", b"bad utf-8 \xff", b'end"}}\n{"x":"'])
+def test_rejections_with_a_message_json_refuses_take_the_parsing_path(body):
+    op = next(o for o in PLAN if o.name == "reject")
+    cls = json.dumps(op.vector["error"]).encode()
+    for line in (b'{"id":7,"error":{"class":' + cls + b',"message":"' + body + b'"}}\n',
+                 b'{"error":{"class":' + cls + b',"message":"' + body + b'"},"id":7}\n'):
+        assert exact_pass(op, 7, line) is None
+        with pytest.raises(ValueError):
+            json.loads(line)
+
+
+def test_rejections_of_another_class_or_id_are_parsed():
+    op = next(o for o in PLAN if o.name == "reject")
+    answer = {"id": 7, "error": {"class": op.vector["error"], "message": "m"}}
+    (line, _) = compact_lines(answer)
+    assert exact_pass(op, 7, line) is not None
+    assert exact_pass(op, 8, line) is None and exact_pass(op, 77, line) is None
+    assert exact_pass(op, 7, line.replace(op.vector["error"].encode(), b"invalid.other")) is None
+    assert exact_pass(op, 7, line.replace(b'"m"', b'"m","extra":1')) is None

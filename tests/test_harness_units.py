@@ -140,7 +140,8 @@ def _junit_by_element_tree(path, runs):
                               errors=str(sum(v.verdict in FAULTS for v in verdicts)),
                               skipped=str(sum(v.verdict in ("xfail", "unclaimed") for v in verdicts)))
         for v in verdicts:
-            case = ET.SubElement(suite, "testcase", classname=f"{name}.{v.vector.split('.')[0]}", name=f"{v.vector} {v.op}")
+            case = ET.SubElement(suite, "testcase", classname=f"{name}.{v.vector.split('.')[0]}",
+                                 name=f"{v.vector} {v.op}")
             if v.verdict in FAILING:
                 element = ET.SubElement(case, "error" if v.verdict in FAULTS else "failure", type=v.verdict,
                                         message=clean(f"{v.verdict}: {v.detail}"))
