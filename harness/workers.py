@@ -16,7 +16,7 @@ import threading
 import time
 import traceback
 
-from harness import judge, threads
+from harness import threads
 from harness.runner_process import STOP
 from harness.runner_session import RunnerResult
 
@@ -37,7 +37,6 @@ def run_all(names, make_session, plan, results, on_outcome=None):
     count = min(len(names), os.cpu_count() or 1)
     groups = [list(range(len(names)))[w::count] for w in range(count)]    # runners round-robin over the cores
     workers, errors = [], []
-    judge.prepare(plan)
     # Objects that exist now (the corpus, the plan) go to a permanent generation: a worker's collector then
     # never walks them, which would write to every page of the copied heap (copy-on-write for all of it); nor
     # does the parent's, while 150,000 outcomes come in.
