@@ -22,3 +22,20 @@ def test_verify_installs_only_the_harness_packages():
 def test_pytest_installs_the_browser_test_packages():
     assert set(BROWSER_AND_TESTS) <= installs("pytest")
     assert "python3-hypothesis" in installs("fuzz") and "chromium" not in installs("fuzz")
+
+
+def test_need_deb_asks_apt_only_for_what_dpkg_does_not_have_installed(tmp_path):
+    # apt-get and sudo replaced by scripts that log their arguments: nothing is installed.
+    log = tmp_path / "apt.log"
+    for name, body in (("apt-get", f'echo "$*" >> {log}'), ("sudo", '"$@"')):
+        (tmp_path / name).write_text(f"#!/bin/sh\n{body}\n")
+        (tmp_path / name).chmod(0o755)
+    env = {"PATH": f"{tmp_path}:/usr/bin:/bin"}
+    need = [str(REPO / "tools" / "need-deb")]
+    assert subprocess.run(need + ["dpkg", "coreutils"], env=env, timeout=60).returncode == 0
+    assert not log.exists()         # both installed: apt is not asked
+    subprocess.run(need + ["dpkg", "no-such-package-x", "coreutils", "dpkg-dev-no-such"], env=env, timeout=60,
+                   check=True, capture_output=True)
+    calls = log.read_text().splitlines()
+    assert len(calls) == 2 and calls[0].endswith("update -qq"), calls
+    assert calls[1].endswith("--no-install-recommends no-such-package-x dpkg-dev-no-such"), calls
