@@ -29,6 +29,7 @@ def render() -> dict[str, str]:
     # other rules, spec 6.2), which selects its format's.
     pool = [v for _rel, source, vectors in sources if "derive" not in source for v in vectors]
     sources = [(rel, source, vectors + derive(source, rel, pool)) for rel, source, vectors in sources]
+    apply_citations(sources)
     kept = drop_duplicates(sources)
     out = {}
     for i, (rel, source, vectors) in enumerate(sources):
@@ -46,6 +47,32 @@ def render() -> dict[str, str]:
         raise SourceError(f"family {manifest.NAME[:-5]!r}: the name is reserved for the corpus manifest")
     out[manifest.NAME] = manifest.render(out)
     return out
+
+
+JUDGED = ("era", "kind", "format", "columns", "values", "canonical", "hex", "error")
+
+
+def apply_citations(sources) -> None:
+    """`cited:` entries: upstream facts an existing vector already checks. Each entry is a case in its source's
+    notation whose `id` names that vector (foreach and templates allowed); the generator builds it, requires the
+    named vector to hold exactly the same judged fields (era, kind, format, columns, values, bytes, error) and
+    its rules, and appends the entry's `description` (the citation) to the vector's description."""
+    by_id = {v["id"]: v for _rel, _source, vectors in sources for v in vectors}
+    for rel, source, _vectors in sources:
+        for entry in source.get("cited", []):
+            section = "rejects" if "error" in entry else "cases"
+            mini = {k: source[k] for k in ("family", "era", "since", "format") if k in source}
+            mini[section] = [entry]
+            for fact in expand(mini, rel):
+                target = by_id.get(fact["id"])
+                if target is None:
+                    raise SourceError(f"{rel}: cited: no vector {fact['id']!r} to carry the citation")
+                differ = [k for k in JUDGED if fact.get(k) != target.get(k)]
+                missing = [r for r in fact["rules"] if r not in target["rules"]]
+                if differ or missing:
+                    raise SourceError(f"{rel}: cited: {fact['id']} differs from the cited fact in {differ}"
+                                      f"{f' and lacks rules {missing}' if missing else ''}")
+                target["description"] += f" Upstream: {fact['description']}"
 
 
 def drop_duplicates(sources) -> set[tuple[int, int]]:

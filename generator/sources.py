@@ -287,7 +287,7 @@ def vector(case: dict, names: dict, kind: str, era: str, since: str) -> dict:
         raise SourceError(f"unknown rules {unknown}")
     v = {"id": subst(case["id"], names), "description": subst(case["description"], names), "era": era,
          "level": RULE_LEVEL[rules[0]], "rules": rules, "since": since, "kind": kind}
-    specs = case["values"] if "values" in case else [case["value"]] if "value" in case else None
+    specs = resolve(case["values"], names) if "values" in case else [case["value"]] if "value" in case else None
     specs = [resolve(s, names) for s in specs] if specs is not None else None
     if kind == "decode-reject":
         v["hex"] = hex_bytes(resolve(case["bytes"], names), names, era).hex()
