@@ -3,6 +3,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedOutputStream;
@@ -23,7 +24,8 @@ import java.util.regex.Pattern;
  * line. Argument: the path of schema/registry.json (default relative to runners/java/).
  */
 public final class Runner {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    // writeTree would flush the generator (and so stdout) after every answer: respond flushes when it should.
+    private static final ObjectMapper JSON = new ObjectMapper().disable(SerializationFeature.FLUSH_AFTER_WRITE_VALUE);
     private static final Pattern REQUEST_ID = Pattern.compile("\"id\"\\s*:\\s*(\\d+)");
 
     private Runner() {
