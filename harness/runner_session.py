@@ -22,6 +22,7 @@ from harness.text import clean
 
 PROTOCOL = 1
 MAX_FAULTS = 5          # crashes or timeouts in a row before a runner is given up (--max-faults)
+WINDOW_BYTES = 8 << 20  # unanswered request bytes past which no more requests are sent (one at least)
 
 
 class StartError(Exception):
@@ -108,22 +109,28 @@ class Session:
             self.proc = None
 
     def _exchange(self, pending, result):
-        inflight = collections.deque()      # (request id, op, time sent)
+        inflight = collections.deque()      # (request id, op, time sent, bytes)
+        inflight_bytes = 0
         last_answer = time.monotonic()
         while pending or inflight:
-            if pending and len(inflight) < self.window:     # the window's free places filled in one write
-                lines, now = [], time.monotonic()
-                while pending and len(inflight) < self.window:
-                    op = pending.popleft()
-                    rid, self.next_id = self.next_id, self.next_id + 1
-                    lines.append(op.request_line(rid))
-                    inflight.append((rid, op, now))
+            # The window's free places filled in one write. Once WINDOW_BYTES of requests are unanswered (a run of
+            # multi-megabyte vectors) no more are sent, so memory stays bounded as with a small window; an empty
+            # window always takes one request.
+            lines, now = [], time.monotonic()
+            while pending and len(inflight) < self.window and (not inflight or inflight_bytes < WINDOW_BYTES):
+                op = pending.popleft()
+                rid, self.next_id = self.next_id, self.next_id + 1
+                lines.append(op.request_line(rid))
+                inflight.append((rid, op, now, len(lines[-1])))
+                inflight_bytes += len(lines[-1])
+            if lines:
                 self.proc.send(b"".join(lines))
-            rid, op, sent = inflight[0]
+            rid, op, sent, size = inflight[0]
             line = self.proc.read_line(max(sent, last_answer) + self.timeout)
             fault, outcome = self._answer(line, rid, op)
             if fault is None:
                 inflight.popleft()
+                inflight_bytes -= size
                 self._record(result, op, outcome)
                 self.faults_in_row = 0
                 last_answer = time.monotonic()
@@ -133,8 +140,9 @@ class Session:
             inflight.popleft()
             self._record(result, op, fault)
             # Requests sent after the faulty one were not at fault: send them again to a fresh process.
-            pending.extendleft(reversed([o for _, o, _ in inflight]))
+            pending.extendleft(reversed([o for _, o, _, _ in inflight]))
             inflight.clear()
+            inflight_bytes = 0
             if fault.verdict in ("crash", "timeout"):
                 self.faults_in_row += 1
                 if self.faults_in_row >= self.max_faults:

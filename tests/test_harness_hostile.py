@@ -338,6 +338,7 @@ def test_protocol_doc_states_the_limits_the_code_has():
     limits = doc[doc.index("### Limits"):doc.index("### The producer x consumer matrix")]
     assert f"{runner_process.MAX_LINE >> 20} MiB ({runner_process.MAX_LINE:,} bytes" in limits
     assert f"| {runner_process.QUEUED_LINES} |" in limits
+    assert f"default 64, and at most {runner_session.WINDOW_BYTES >> 20} MiB of them" in limits
     assert f"{MESSAGE_LIMIT} bytes of UTF-8" in limits
     assert f"default {runner_session.MAX_FAULTS}" in limits
     assert f"last {runner_process.STDERR_TAIL} lines, {runner_process.STDERR_LINE} bytes each" in limits

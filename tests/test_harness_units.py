@@ -1,5 +1,6 @@
 """Unit tests: the MessagePack annotator, typed-value comparison, NaN-class byte matching, corpus loading."""
 
+import collections
 import json
 
 import pytest
@@ -189,3 +190,34 @@ def test_journal_lines_are_json_dumps_of_their_records(tmp_path):
     lines = (tmp_path / "j.jsonl").read_text().splitlines()[1:-1]
     assert lines == [json.dumps(journal.record(runner, each, o)) for runner in ("r\u00e9", "s") for o in outcomes
                      for each in (op, other)]
+
+
+def test_the_window_stops_filling_at_its_byte_cap():
+    from types import SimpleNamespace
+    from harness import ops, runner_session
+    from harness.runner_session import RunnerResult, Session
+
+    class Runner:
+        """Answers the oldest unanswered request with the canonical bytes; counts the unanswered bytes."""
+        def __init__(self):
+            self.unanswered, self.most = [], 0
+
+        def send(self, data):
+            for line in data.splitlines(keepends=True):
+                self.unanswered.append((json.loads(line)["id"], len(line)))
+            self.most = max(self.most, sum(size for _, size in self.unanswered))
+
+        def read_line(self, deadline):
+            rid, _ = self.unanswered.pop(0)
+            return b'{"id":%d,"hex":"c0"}\n' % rid
+
+    big = "x" * (1 << 20)    # requests of ~1 MiB each: 8 of them fill the byte cap, far below the window of 64
+    vectors = [{"id": f"big.{i}", "kind": "value", "era": "msgpack", "canonical": "c0", "variants": [],
+                "values": [{"type": "str", "value": big}]} for i in range(20)]
+    plan = [op for v in vectors for op in ops.ops_for(v) if op.name == "encode"]
+    session = Session(SimpleNamespace(name="fake"), "1.0.0", 10, 10, window=64)
+    session.proc = runner = Runner()
+    result = RunnerResult("fake")
+    session._exchange(collections.deque(plan), result)
+    assert [o.verdict for o in result.outcomes.values()] == ["pass"] * len(plan)
+    assert runner_session.WINDOW_BYTES < runner.most <= runner_session.WINDOW_BYTES + len(plan[0].request_line(1))
