@@ -1,5 +1,7 @@
 """The Binary Tuple (IEP-92) byte builder, and the wire forms built on it: tuples, (type, scale, value)
-triples ("object", "object-array") and table rows (no-value BITMASK + bin).
+triples ("object", "object-array"), table rows (no-value BITMASK + bin), typed collections ("collection":
+an int N, then a bin with type id, count, items) and compute job arguments ("compute-arg": nil, or a kind
+int, then a bin holding a triple or marshalled bytes).
 
 Written from spec.md section 6.2 (which cites apache/ignite-3@947054a9148 modules/binary-tuple
 BinaryTupleBuilder/BinaryTupleParser and ClientBinaryTupleUtils/ClientMessagePacker), sharing no code with
@@ -359,6 +361,69 @@ def row_variants(values: list[dict]) -> list[tuple[str, bytes, str, str, bool]]:
             for (data, size), who in forms.items()]
 
 
+# --- collections: StreamerReceiverSerializer results (spec 6.3) ----------------------------------------
+def collection_type(values: list[dict]) -> str:
+    """The one ColumnType of a collection's items (Java: the first item's class; all must have it)."""
+    types = {v["type"] for v in values}
+    if "NULL" in types:
+        raise Invalid("unrepresentable", "a collection item is null (Java: Objects.requireNonNull)")
+    if len(types) > 1:
+        raise Invalid("unrepresentable", f"collection items of several types {sorted(types)} (Java: 'All items must have the same type')")
+    return types.pop()
+
+
+def collection_parts(values: list[dict], type_id: int | None = None) -> list[bytes]:
+    t = collection_type(values)
+    return [int_element(TYPE_IDS[t] if type_id is None else type_id), int_element(len(values))] + [element(v) for v in values]
+
+
+def collection_bytes(values: list[dict]) -> bytes:
+    if not values:   # serializeReceiverJobResults: null for an empty list, written as nil
+        return wire.NIL
+    return wire.integer(len(values) + 2) + bin_(tuple_bytes(collection_parts(values)))
+
+
+def collection_variants(values: list[dict]) -> list[tuple[str, bytes, str, str, bool]]:
+    if not values:
+        return [("empty-tuple", wire.integer(2) + bin_(tuple_bytes([int_element(TYPE_IDS["INT32"]), int_element(0)])),
+                 "element count 2 and a tuple of type id INT32 and count 0 (Java and .NET read an empty list)", "BT-COLLECTION-EMPTY", False)]
+    parts, n = collection_parts(values), wire.integer(len(values) + 2)
+    out = [(f"offsets-{s}", n + bin_(tuple_bytes(parts, s)), f"{s}-byte offset entries", "BT-OFFSET-SIZE", False)
+           for s in (2, 4) if s > entry_size(sum(map(len, parts)))]
+    out.append(("count-int-4", n + bin_(tuple_bytes([parts[0], le(len(values), 4)] + parts[2:])), "the count as a 4-byte INT32 element", "BT-INT-WIDE", False))
+    out.append(("element-count-int32", wire.int_form("int32", len(values) + 2) + bin_(tuple_bytes(parts)),
+                "the element count as a MessagePack int32 (d2)", "MP-INT-WIDE", False))
+    for label, data, why, rule in element_variants(values[0]):
+        out.append((f"first-item-{label}", n + bin_(tuple_bytes(parts[:2] + [data] + parts[3:])), f"first item: {why}", rule, False))
+    return out
+
+
+# --- compute job arguments and results: ClientComputeJobPacker (spec 6.4) -----------------------------
+COMPUTE_KINDS = {"NATIVE": 0, "TUPLE": 1, "MARSHALLED_CUSTOM": 2, "POJO": 3, "TUPLE_COLLECTION": 4}   # ComputeJobDataType
+
+
+def compute_arg_bytes(v: dict) -> bytes:
+    if v["type"] == "NULL":
+        return wire.NIL
+    if v["type"] == "MARSHALLED":
+        return wire.integer(COMPUTE_KINDS["MARSHALLED_CUSTOM"]) + bin_(bytes.fromhex(v["hex"]))
+    return wire.integer(COMPUTE_KINDS["NATIVE"]) + object_bytes(v)
+
+
+def compute_arg_variants(v: dict) -> list[tuple[str, bytes, str, str, bool]]:
+    kind = wire.integer(COMPUTE_KINDS["NATIVE"])
+    if v["type"] == "NULL":
+        return [("native-three-nulls", kind + bin_(tuple_bytes([b"", b"", b""])),
+                 "kind NATIVE and a triple of three NULL elements (readObject: hasNullValue)", "BT-OBJECT-NULL", False)]
+    if v["type"] == "MARSHALLED":
+        data = bytes.fromhex(v["hex"])
+        return [("dotnet", wire.integer(COMPUTE_KINDS["MARSHALLED_CUSTOM"]) + wire.bin_header(len(data), "bin32") + data,
+                 "a bin32 (c6) header whatever the length, as the .NET client writes a marshalled argument (MsgPackWriter.Write<TArg>; producer profile)",
+                 "MP-BIN-WIDE", True)]
+    out = [("kind-int32", wire.int_form("int32", COMPUTE_KINDS["NATIVE"]) + object_bytes(v), "the kind as a MessagePack int32 (d2)", "MP-INT-WIDE", False)]
+    return out + [(label, kind + data, why, rule, may_emit) for label, data, why, rule, may_emit in object_variants(v)]
+
+
 # --- a vector's bytes and variants -----------------------------------------------------------------
 def check_columns(fmt: str, columns, values: list[dict], era: str = "3.0") -> None:
     if fmt in ("binary-tuple", "table-row"):
@@ -371,8 +436,10 @@ def check_columns(fmt: str, columns, values: list[dict], era: str = "3.0") -> No
                 raise ValueError(f"a {v['type']} value in a {c} column")
             if v["type"] == "NO_VALUE" and fmt != "table-row":
                 raise ValueError("NO_VALUE exists only in table rows")
-    elif fmt == "object" and len(values) != 1:
-        raise ValueError("an object vector holds exactly one value")
+    elif fmt in ("object", "compute-arg") and len(values) != 1:
+        raise ValueError(f"an {fmt} vector holds exactly one value")
+    if any(v["type"] == "MARSHALLED" for v in values) and fmt != "compute-arg":
+        raise ValueError("MARSHALLED exists only in compute-arg")
 
 
 def canonical(fmt: str, values: list[dict], era: str) -> bytes:
@@ -384,6 +451,10 @@ def canonical(fmt: str, values: list[dict], era: str) -> bytes:
         return object_array_bytes(values)
     if fmt == "table-row":
         return row_bytes(values)
+    if fmt == "collection":
+        return collection_bytes(values)
+    if fmt == "compute-arg":
+        return compute_arg_bytes(values[0])
     raise ValueError(f"unknown format {fmt!r}")
 
 
@@ -397,6 +468,10 @@ def variants(fmt: str, values: list[dict], era: str) -> list[dict]:
         found = [] if not values else [
             (f"offsets-{s}", wire.integer(len(values)) + bin_(tuple_bytes(parts, s)), f"{s}-byte offset entries", "BT-OFFSET-SIZE", False)
             for s in (2, 4) if s > entry_size(sum(map(len, parts)))]
+    elif fmt == "collection":
+        found = collection_variants(values)
+    elif fmt == "compute-arg":
+        found = compute_arg_variants(values[0])
     else:
         found = row_variants(values)
     canon, out, seen = canonical(fmt, values, era), [], set()

@@ -5,7 +5,8 @@ ColumnType-typed elements in a short notation:
   NULL, NO_VALUE, {BOOLEAN: true}, {INT8|INT16|INT32|INT64: EXPR}, {NUMBER: EXPR} (beta1 only), {FLOAT|DOUBLE: EXPR} (exact numbers, inf,
   -inf), {FLOAT_BITS|DOUBLE_BITS: HEX}, {DECIMAL: [UNSCALED, SCALE]}, {DATE: [Y, M, D]}, {TIME: [H, M, S, NANO]},
   {DATETIME: [Y, M, D, H, M, S, NANO]}, {TIMESTAMP|DURATION: [SECONDS, NANO]}, {PERIOD: [Y, M, D]},
-  {UUID: TEXT}, {STRING: TEXT or {repeat, count}}, {BYTE_ARRAY: HEX, {repeat, count} or {mul, count}}.
+  {UUID: TEXT}, {STRING: TEXT or {repeat, count}}, {BYTE_ARRAY: HEX, {repeat, count} or {mul, count}},
+  {MARSHALLED: HEX} (format compute-arg only).
 A case has `values` (or `value`; or {repeat_values: E, count: N}; or {first: [...], then: E, count: N}), optional
 `columns` (ColumnType names, or {repeat_columns: T, count: N}; inferred from non-NULL values), optional
 `column_params` (one {precision, scale} per column, for producer profiles that depend on them), optional `format` /
@@ -54,6 +55,8 @@ def element(spec, names) -> dict:
         return out
     if kind == "UUID":
         return {"type": kind, "value": subst(arg, names)}
+    if kind == "MARSHALLED":   # compute-arg only: the bytes a user marshaller made (spec 6.4)
+        return {"type": kind, "hex": repeated(arg, names, "").replace(" ", "").lower()}
     if kind == "STRING":
         return {"type": kind, "value": repeated(arg, names, "")}
     if kind == "BYTE_ARRAY":

@@ -3,7 +3,8 @@
 Structure (the Java, C++ and JS runners mirror it):
   read_tuple / write_tuple      header, offset table, value area (era 3.0; beta1 adds the null map)
   decode_element / encode_element   one element per ColumnType
-  decode / encode               the formats: binary-tuple, object, object-array, table-row; the MessagePack
+  decode / encode               the formats: binary-tuple, object, object-array, table-row, collection,
+                                compute-arg; the MessagePack
                                 around a tuple (c0, bin, int N, the no-value BITMASK) goes through codec.py
 Everything in a tuple is little-endian except the DECIMAL unscaled value (big-endian two's complement)."""
 import struct
@@ -372,6 +373,51 @@ def bin_of(value, what):
     return bytes.fromhex(value["hex"])
 
 
+def int_element(b, what):
+    """A type id, scale or count: an INT32 element that may not be NULL (Java reads it with intValue)."""
+    check(len(b) > 0, "invalid.tuple-length", f"{what} element is NULL")
+    return int(decode_element("INT32", b)["value"])
+
+
+def one_bin_after(outer, what):
+    """The bin that must follow the first MessagePack value of a collection or compute argument, alone."""
+    check(len(outer) == 2, "invalid.tuple-type", f"{what}: expected one bin after the first value, got {len(outer) - 1} values")
+    return bin_of(outer[1], what)
+
+
+def read_collection(outer, era):
+    check(outer[0]["type"] == "int", "invalid.tuple-type", "a collection starts with its element count")
+    n = int(outer[0]["value"])
+    check(n >= 2, "invalid.tuple-type", f"collection element count {n} is below 2")
+    parts, _ = read_tuple(one_bin_after(outer, "collection"), n, era)
+    type_id, count = int_element(parts[0], "collection type id"), int_element(parts[1], "collection count")
+    t = TYPE_NAMES.get(type_id)
+    check(t is not None, "invalid.tuple-type", f"collection type id {type_id} is not a 3.0 value type")
+    check(count == n - 2, "invalid.tuple-type", f"collection count {count} with {n} elements (count + 2 expected)")
+    check(all(parts[2:]), "invalid.tuple-length", "a NULL collection item")
+    return [{"type": t, **decode_element(t, b, era)} for b in parts[2:]]
+
+
+COMPUTE_NATIVE, COMPUTE_MARSHALLED = 0, 2   # ComputeJobDataType ids the corpus models
+
+
+def read_compute_arg(outer, era):
+    check(outer[0]["type"] == "int", "invalid.tuple-type", "a compute argument starts with its kind")
+    kind = int(outer[0]["value"])
+    check(kind in (COMPUTE_NATIVE, COMPUTE_MARSHALLED), "invalid.tuple-type", f"compute argument kind {kind}")
+    data = one_bin_after(outer, "compute argument")
+    if kind == COMPUTE_MARSHALLED:
+        return [{"type": "MARSHALLED", "hex": data.hex()}]
+    return [read_triple(read_tuple(data, 3, era)[0])]
+
+
+def collection_parts(values):
+    types = {v["type"] for v in values}
+    check("NULL" not in types, "unrepresentable", "a NULL collection item")
+    check(len(types) == 1, "unrepresentable", f"collection items of several types {sorted(types)}")
+    return [encode_int("INT32", TYPE_IDS[values[0]["type"]]), encode_int("INT32", len(values))] + [encode_element(v) for v in values]
+
+
 def decode(fmt, data, era, columns):
     if fmt == "binary-tuple":
         parts, nulls = read_tuple(data, len(columns), era)
@@ -391,6 +437,12 @@ def decode(fmt, data, era, columns):
             return []
         parts, _ = read_tuple(bin_of(outer[1], "object array"), 3 * n, era)
         return [read_triple(parts[i:i + 3]) for i in range(0, 3 * n, 3)]
+    if fmt in ("collection", "compute-arg"):
+        if outer and outer[0]["type"] == "nil":
+            check(len(outer) == 1, "invalid.tuple-type", f"{fmt}: nil followed by more values")
+            return [] if fmt == "collection" else [{"type": "NULL"}]
+        check(len(outer) > 0, "invalid.tuple-type", f"{fmt}: no value")
+        return read_collection(outer, era) if fmt == "collection" else read_compute_arg(outer, era)
     if fmt == "table-row":
         check(len(outer) == 2 and outer[0]["type"] == "bitmask", "invalid.tuple-type", "a row is a BITMASK and a bin")
         parts, _ = read_tuple(bin_of(outer[1], "row"), len(columns), era)
@@ -417,4 +469,17 @@ def encode(fmt, values, era, columns):
         bits = [i for i, v in enumerate(values) if v["type"] == "NO_VALUE"]
         row = write_tuple([encode_element(v) for v in values])
         return codec.encode([{"type": "bitmask", "era": era, "bits": bits}, {"type": "bin", "hex": row.hex()}])
+    if fmt == "collection":
+        if not values:
+            return codec.encode([{"type": "nil"}])
+        tup = write_tuple(collection_parts(values))
+        return codec.encode([{"type": "int", "value": str(len(values) + 2)}, {"type": "bin", "hex": tup.hex()}])
+    if fmt == "compute-arg":
+        v = values[0]
+        if v["type"] == "NULL":
+            return codec.encode([{"type": "nil"}])
+        if v["type"] == "MARSHALLED":
+            return codec.encode([{"type": "int", "value": str(COMPUTE_MARSHALLED)}, {"type": "bin", "hex": v["hex"]}])
+        tup = write_tuple(triple(v))
+        return codec.encode([{"type": "int", "value": str(COMPUTE_NATIVE)}, {"type": "bin", "hex": tup.hex()}])
     raise NotImplementedError(f"format {fmt!r}")

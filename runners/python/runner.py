@@ -36,7 +36,7 @@ def start_response():
         "library_version": ".".join(map(str, msgpack.version)),
         "corpus_majors": CORPUS_MAJORS,
         "capabilities": {"ops": ["encode", "decode"], "eras": ignite_ext.ERAS,
-                         "formats": ["msgpack", "binary-tuple", "object", "object-array", "table-row"]},
+                         "formats": ["msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg"]},
     }
 
 
