@@ -3,7 +3,8 @@
 // Mirrors runners/python/binary_tuple.py:
 //   readTuple / writeTuple          header, offset table, value area (era 3.0; beta1 adds the null map)
 //   decodeElement / encodeElement   one element per ColumnType
-//   decode / encode                 the formats binary-tuple, object, object-array, table-row; the MessagePack
+//   decode / encode                 the formats binary-tuple, object, object-array, table-row, collection,
+//                                   compute-arg; the MessagePack
 //                                   around a tuple (c0, bin, int N, the no-value BITMASK) goes through codec.mjs
 // No library implements Binary Tuples, so this is by hand: 64-bit integers and DECIMAL unscaled values are
 // BigInt, floats are handled as bits through DataView. Everything in a tuple is little-endian except the
@@ -466,6 +467,47 @@ function binOf(value, what) {
   return fromHex(value.hex);
 }
 
+/** The bin that must follow the first MessagePack value of a collection or compute argument, alone.
+ * @param {any[]} outer @param {string} what */
+function oneBinAfter(outer, what) {
+  check(outer.length === 2, "invalid.tuple-type", `${what}: expected one bin after the first value, got ${outer.length - 1} values`);
+  return binOf(outer[1], what);
+}
+
+/** Spec 6.3: element count n, then the tuple of type id, count, items. @param {number} n @param {any[]} outer @param {string} era */
+function readCollection(n, outer, era) {
+  check(n >= 2, "invalid.tuple-type", `collection element count ${n} is below 2`);
+  const { parts } = readTuple(oneBinAfter(outer, "collection"), n, era);
+  const typeId = Number(decodeElement("INT32", parts[0]).value);
+  const count = Number(decodeElement("INT32", parts[1]).value);
+  const t = TYPE_NAMES.get(typeId);
+  check(t !== undefined, "invalid.tuple-type", `collection type id ${typeId} is not a 3.0 value type`);
+  check(count === n - 2, "invalid.tuple-type", `collection count ${count} with ${n} elements (count + 2 expected)`);
+  return parts.slice(2).map((b) => {
+    check(b.length > 0, "invalid.tuple-length", "a NULL collection item");
+    return { type: t, ...decodeElement(/** @type {string} */ (t), b, era) };
+  });
+}
+
+const COMPUTE_NATIVE = 0, COMPUTE_MARSHALLED = 2; // ComputeJobDataType ids the corpus models
+
+/** Spec 6.4: kind, then one bin holding a triple or the marshaller's bytes. @param {number} kind @param {any[]} outer @param {string} era */
+function readComputeArg(kind, outer, era) {
+  check(kind === COMPUTE_NATIVE || kind === COMPUTE_MARSHALLED, "invalid.tuple-type", `compute argument kind ${kind}`);
+  const data = oneBinAfter(outer, "compute argument");
+  return [kind === COMPUTE_MARSHALLED ? { type: "MARSHALLED", hex: toHex(data) } : readTriple(readTuple(data, 3, era).parts)];
+}
+
+/** @param {any[]} values */
+function collectionParts(values) {
+  const t = values[0].type;
+  for (const v of values) {
+    check(v.type !== "NULL", "unrepresentable", "a NULL collection item");
+    check(v.type === t, "unrepresentable", `collection items of types ${t} and ${v.type}`);
+  }
+  return [encodeInt("INT32", BigInt(TYPE_IDS[t])), encodeInt("INT32", BigInt(values.length)), ...values.map((v) => encodeElement(v))];
+}
+
 /**
  * @param {string} format @param {Uint8Array} data @param {string} era @param {string[]} columns
  * @returns {object[]} typed elements
@@ -494,6 +536,17 @@ export function decode(format, data, era, columns) {
       const { parts } = readTuple(binOf(outer[1], "row"), columns.length, era);
       const noValue = new Set(outer[0].bits);
       return columns.map((t, i) => (noValue.has(i) ? { type: "NO_VALUE" } : decodeColumn(t, parts[i], era)));
+    }
+    case "collection":
+    case "compute-arg": {
+      check(outer.length > 0, "invalid.tuple-type", `${format}: no value`);
+      if (outer[0].type === "nil") {
+        check(outer.length === 1, "invalid.tuple-type", `${format}: nil followed by more values`);
+        return format === "collection" ? [] : [{ type: "NULL" }];
+      }
+      check(outer[0].type === "int", "invalid.tuple-type", `${format}: the first value is not an int`);
+      const first = Number(outer[0].value);
+      return format === "collection" ? readCollection(first, outer, era) : readComputeArg(first, outer, era);
     }
     default:
       throw new NotPerformed(`format '${format}' is not implemented`);
@@ -525,6 +578,16 @@ export function encode(format, values, era) {
       const bits = values.flatMap((v, i) => (v.type === "NO_VALUE" ? [i] : []));
       const row = writeTuple(values.map((v) => encodeElement(v)));
       return encodeAll([{ type: "bitmask", era, bits }, { type: "bin", hex: toHex(row) }]);
+    }
+    case "collection":
+      if (!values.length) return encodeAll([{ type: "nil" }]);
+      return encodeAll([{ type: "int", value: String(values.length + 2) }, { type: "bin", hex: toHex(writeTuple(collectionParts(values))) }]);
+    case "compute-arg": {
+      const v = values[0];
+      if (v.type === "NULL") return encodeAll([{ type: "nil" }]);
+      const marshalled = v.type === "MARSHALLED";
+      return encodeAll([{ type: "int", value: String(marshalled ? COMPUTE_MARSHALLED : COMPUTE_NATIVE) },
+        { type: "bin", hex: marshalled ? v.hex : toHex(writeTuple(triple(v))) }]);
     }
     default:
       throw new NotPerformed(`format '${format}' is not implemented`);

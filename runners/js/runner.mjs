@@ -9,7 +9,7 @@ import { WireError } from "./wireError.mjs";
 
 const PROTOCOL = 1;
 const CORPUS_MAJORS = [1];
-const FORMATS = ["msgpack", "binary-tuple", "object", "object-array", "table-row"];
+const FORMATS = ["msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg"];
 const LIBRARY = "@msgpack/msgpack";
 const libraryVersion = JSON.parse(
   readFileSync(new URL("./node_modules/@msgpack/msgpack/package.json", import.meta.url), "utf8"),

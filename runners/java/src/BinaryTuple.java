@@ -22,12 +22,14 @@ import java.util.UUID;
  *   readTuple / writeTuple            header, offset table, value area (era 3.0; beta1 adds the null map)
  *   decodeElement / encodeElement     one element per ColumnType
  *   readTriple / triple               (type, scale, value) objects
- *   decode / encode                   the formats binary-tuple, object, object-array, table-row; the MessagePack
+ *   decode / encode                   the formats binary-tuple, object, object-array, table-row, collection,
+ *                                     compute-arg; the MessagePack
  *                                     around a tuple (c0, bin, int N, the no-value BITMASK) goes through Codec
  * Everything in a tuple is little-endian except the DECIMAL unscaled value (big-endian two's complement).
  */
 final class BinaryTuple {
-    static final List<String> FORMATS = List.of("binary-tuple", "object", "object-array", "table-row");
+    static final List<String> FORMATS = List.of("binary-tuple", "object", "object-array", "table-row", "collection",
+            "compute-arg");
 
     /** ColumnType ids on the 3.0 wire (14 and 19 are not value types there). */
     private static final Map<String, Integer> TYPE_IDS = Map.ofEntries(Map.entry("NULL", 0), Map.entry("BOOLEAN", 1),
@@ -530,6 +532,53 @@ final class BinaryTuple {
         return Hex.parse(value.get("hex").textValue());
     }
 
+    /** The bin that must follow the first MessagePack value of a collection or compute argument, alone. */
+    private static byte[] oneBinAfter(ArrayNode outer, String what) throws WireError {
+        check(outer.size() == 2, "invalid.tuple-type", what + ": expected one bin after the first value, got "
+                + (outer.size() - 1) + " values");
+        return binOf(outer.get(1), what);
+    }
+
+    /** Spec 6.3: element count n, then the tuple of type id, count, items. */
+    private static ArrayNode readCollection(BigInteger n, ArrayNode outer, String era, ArrayNode out) throws WireError {
+        check(n.compareTo(BigInteger.TWO) >= 0, "invalid.tuple-type", "collection element count " + n + " is below 2");
+        long elements = n.bitLength() < 32 ? n.longValue() : Long.MAX_VALUE; // readTuple: malformed.truncated
+        byte[][] parts = readTuple(oneBinAfter(outer, "collection"), elements, era).parts();
+        long typeId = intElement("INT32", parts[0]), count = intElement("INT32", parts[1]);
+        String t = TYPE_NAMES.get(typeId);
+        check(t != null, "invalid.tuple-type", "collection type id " + typeId + " is not a 3.0 value type");
+        check(count == elements - 2, "invalid.tuple-type", "collection count " + count + " with " + elements
+                + " elements (count + 2 expected)");
+        for (int i = 2; i < parts.length; i++) {
+            check(parts[i].length > 0, "invalid.tuple-length", "a NULL collection item");
+            out.add(decodeElement(t, parts[i], era));
+        }
+        return out;
+    }
+
+    private static final BigInteger COMPUTE_MARSHALLED = BigInteger.TWO; // ComputeJobDataType ids: NATIVE 0
+
+    /** Spec 6.4: kind, then one bin holding a triple (NATIVE) or the marshaller's bytes (MARSHALLED_CUSTOM). */
+    private static ArrayNode readComputeArg(BigInteger kind, ArrayNode outer, String era, ArrayNode out) throws WireError {
+        check(kind.signum() == 0 || kind.equals(COMPUTE_MARSHALLED), "invalid.tuple-type", "compute argument kind " + kind);
+        byte[] data = oneBinAfter(outer, "compute argument");
+        return out.add(kind.signum() == 0 ? readTriple(readTuple(data, 3, era).parts(), 0)
+                : Codec.typed("MARSHALLED").put("hex", Hex.of(data)));
+    }
+
+    private static List<byte[]> collectionParts(JsonNode values) throws WireError {
+        String t = Fields.text(values.get(0), "type");
+        List<byte[]> parts = new ArrayList<>(List.of(encodeInt("INT32", BigInteger.valueOf(TYPE_IDS.getOrDefault(t, 0))),
+                encodeInt("INT32", BigInteger.valueOf(values.size()))));
+        for (JsonNode value : values) {
+            String type = Fields.text(value, "type");
+            check(!type.equals("NULL"), "unrepresentable", "a NULL collection item");
+            check(type.equals(t), "unrepresentable", "collection items of types " + t + " and " + type);
+            parts.add(encodeElement(value, "3.0"));
+        }
+        return parts;
+    }
+
     ArrayNode decode(String fmt, byte[] data, String era, List<String> columns) throws WireError, IOException {
         ArrayNode out = JSON.arrayNode();
         if (fmt.equals("binary-tuple")) {
@@ -564,6 +613,18 @@ final class BinaryTuple {
                     out.add(readTriple(tuple.parts(), i));
                 }
                 return out;
+            case "collection":
+            case "compute-arg":
+                check(outer.size() > 0, "invalid.tuple-type", fmt + ": no value");
+                if (outer.get(0).get("type").textValue().equals("nil")) {
+                    check(outer.size() == 1, "invalid.tuple-type", fmt + ": nil followed by more values");
+                    return fmt.equals("collection") ? out : out.add(Codec.typed("NULL"));
+                }
+                check(outer.get(0).get("type").textValue().equals("int"), "invalid.tuple-type",
+                        fmt + ": the first value is not an int");
+                BigInteger first = new BigInteger(outer.get(0).get("value").textValue());
+                return fmt.equals("collection") ? readCollection(first, outer, era, out)
+                        : readComputeArg(first, outer, era, out);
             case "table-row":
                 check(outer.size() == 2 && outer.get(0).get("type").textValue().equals("bitmask"), "invalid.tuple-type",
                         "a row is a BITMASK and a bin");
@@ -616,6 +677,22 @@ final class BinaryTuple {
                     row.add(encodeElement(values.get(i), "3.0"));
                 }
                 return codec.encode(outer.add(mask).add(bin(writeTuple(row, null))));
+            case "collection":
+                if (values.size() == 0) {
+                    return codec.encode(outer.add(Codec.typed("nil")));
+                }
+                outer.add(Codec.typed("int").put("value", Integer.toString(values.size() + 2)));
+                return codec.encode(outer.add(bin(writeTuple(collectionParts(values), null))));
+            case "compute-arg":
+                JsonNode arg = values.get(0);
+                String kind = Fields.text(arg, "type");
+                if (kind.equals("NULL")) {
+                    return codec.encode(outer.add(Codec.typed("nil")));
+                }
+                boolean marshalled = kind.equals("MARSHALLED");
+                outer.add(Codec.typed("int").put("value", marshalled ? COMPUTE_MARSHALLED.toString() : "0"));
+                return codec.encode(outer.add(marshalled ? Codec.typed("bin").put("hex", Fields.text(arg, "hex"))
+                        : bin(writeTuple(triple(arg), null))));
             default:
                 throw new UnsupportedOperationException("format '" + fmt + "'");
         }
