@@ -5,7 +5,8 @@ package main
 // Mirrors runners/python/binary_tuple.py:
 //   readTuple / writeTuple          header, offset table, value area (era 3.0; beta1 adds the null map)
 //   decodeElement / encodeElement   one element per ColumnType
-//   decodeFormat / encodeFormat     binary-tuple, object, object-array, table-row; the MessagePack around a
+//   decodeFormat / encodeFormat     binary-tuple, object, object-array, table-row, collection, compute-arg;
+//                                   the MessagePack around a
 //                                   tuple (c0, bin, int N, the no-value BITMASK) goes through codec.go
 // No MessagePack library has Binary Tuples: this is plain byte work. Everything in a tuple is little-endian
 // except the DECIMAL unscaled value (big-endian two's complement).
@@ -819,8 +820,139 @@ func decodeFormat(format string, data []byte, era string, columns []string) ([]a
 			}
 		}
 		return out, nil
+	case "collection", "compute-arg":
+		if err := check(len(outer) > 0, "invalid.tuple-type", "%s: no value", format); err != nil {
+			return nil, err
+		}
+		if outer[0].(obj)["type"] == "nil" {
+			if err := check(len(outer) == 1, "invalid.tuple-type", "%s: nil followed by more values", format); err != nil {
+				return nil, err
+			}
+			if format == "collection" {
+				return []any{}, nil
+			}
+			return []any{obj{"type": "NULL"}}, nil
+		}
+		if err := check(outer[0].(obj)["type"] == "int", "invalid.tuple-type", "%s: the first value is not an int", format); err != nil {
+			return nil, err
+		}
+		first, _ := bigInt(outer[0].(obj)["value"].(string))
+		if format == "collection" {
+			return readCollection(first, outer, era)
+		}
+		return readComputeArg(first, outer, era)
 	}
 	return nil, notPerformed("format %q", format)
+}
+
+// intElem is a type id, scale or count: an INT32 element that may not be NULL (Java reads it with intValue).
+func intElem(b []byte) (int64, error) {
+	v, err := decodeElement("INT32", b, "3.0")
+	if err != nil {
+		return 0, err
+	}
+	return strconv.ParseInt(v["value"].(string), 10, 64)
+}
+
+// oneBinAfter is the bin that must follow the first MessagePack value of a collection or compute argument, alone.
+func oneBinAfter(outer []any, what string) ([]byte, error) {
+	if err := check(len(outer) == 2, "invalid.tuple-type", "%s: expected one bin after the first value, got %d values", what, len(outer)-1); err != nil {
+		return nil, err
+	}
+	return binOf(outer[1], what)
+}
+
+// readCollection: spec 6.3, element count n, then the tuple of type id, count, items.
+func readCollection(n *big.Int, outer []any, era string) ([]any, error) {
+	if err := check(n.Cmp(big.NewInt(2)) >= 0, "invalid.tuple-type", "collection element count %s is below 2", n); err != nil {
+		return nil, err
+	}
+	b, err := oneBinAfter(outer, "collection")
+	if err != nil {
+		return nil, err
+	}
+	elements, ok := int64Of(n)
+	if !ok || elements > int64(len(b)) { // saturate: readTuple answers "does not fit" for any count this large
+		elements = int64(len(b)) + 1
+	}
+	parts, _, err := readTuple(b, elements, era)
+	if err != nil {
+		return nil, err
+	}
+	typeID, err := intElem(parts[0])
+	if err != nil {
+		return nil, err
+	}
+	count, err := intElem(parts[1])
+	if err != nil {
+		return nil, err
+	}
+	t, ok := typeNames[typeID]
+	if err := check(ok, "invalid.tuple-type", "collection type id %d is not a 3.0 value type", typeID); err != nil {
+		return nil, err
+	}
+	if err := check(count == elements-2, "invalid.tuple-type", "collection count %d with %d elements (count + 2 expected)", count, elements); err != nil {
+		return nil, err
+	}
+	out := make([]any, 0, count)
+	for _, item := range parts[2:] {
+		if err := check(len(item) > 0, "invalid.tuple-length", "a NULL collection item"); err != nil {
+			return nil, err
+		}
+		v, err := decodeElement(t, item, era)
+		if err != nil {
+			return nil, err
+		}
+		v["type"] = t
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// ComputeJobDataType ids the corpus models (spec 6.4).
+const computeNative, computeMarshalled = 0, 2
+
+// readComputeArg: spec 6.4, kind, then one bin holding a triple (NATIVE) or the marshaller's bytes.
+func readComputeArg(kind *big.Int, outer []any, era string) ([]any, error) {
+	k, _ := int64Of(kind)
+	ok := kind.IsInt64() && (k == computeNative || k == computeMarshalled)
+	if err := check(ok, "invalid.tuple-type", "compute argument kind %s", kind); err != nil {
+		return nil, err
+	}
+	b, err := oneBinAfter(outer, "compute argument")
+	if err != nil {
+		return nil, err
+	}
+	if k == computeMarshalled {
+		return []any{obj{"type": "MARSHALLED", "hex": hex.EncodeToString(b)}}, nil
+	}
+	parts, _, err := readTuple(b, 3, era)
+	if err != nil {
+		return nil, err
+	}
+	v, err := readTriple(parts)
+	return []any{v}, err
+}
+
+func collectionParts(values []Value) ([][]byte, error) {
+	t := values[0].Type
+	typeID, _ := encodeIntElement("INT32", typeIDs[t])
+	count, _ := encodeIntElement("INT32", int64(len(values)))
+	parts := [][]byte{typeID, count}
+	for i := range values {
+		if err := check(values[i].Type != "NULL", "unrepresentable", "a NULL collection item"); err != nil {
+			return nil, err
+		}
+		if err := check(values[i].Type == t, "unrepresentable", "collection items of types %s and %s", t, values[i].Type); err != nil {
+			return nil, err
+		}
+		p, err := encodeElement(&values[i], "3.0")
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, p)
+	}
+	return parts, nil
 }
 
 func binValue(b []byte) Value { return Value{Type: "bin", Hex: hex.EncodeToString(b)} }
@@ -879,6 +1011,34 @@ func encodeFormat(format string, values []Value, era string) ([]byte, error) {
 			}
 		}
 		return encodeAll([]Value{{Type: "bitmask", Era: era, Bits: bitsField{indices: bits}}, binValue(writeTuple(parts, nil))})
+	case "collection":
+		if len(values) == 0 {
+			return encodeAll([]Value{{Type: "nil"}})
+		}
+		parts, err := collectionParts(values)
+		if err != nil {
+			return nil, err
+		}
+		count := Value{Type: "int", Value: scalar{str: strconv.Itoa(len(values) + 2)}}
+		return encodeAll([]Value{count, binValue(writeTuple(parts, nil))})
+	case "compute-arg":
+		if len(values) == 0 {
+			return nil, notPerformed("a compute-arg request without a value")
+		}
+		v := &values[0]
+		if v.Type == "NULL" {
+			return encodeAll([]Value{{Type: "nil"}})
+		}
+		if v.Type == "MARSHALLED" {
+			kind := Value{Type: "int", Value: scalar{str: strconv.Itoa(computeMarshalled)}}
+			return encodeAll([]Value{kind, {Type: "bin", Hex: v.Hex}})
+		}
+		parts, err := triple(v)
+		if err != nil {
+			return nil, err
+		}
+		kind := Value{Type: "int", Value: scalar{str: strconv.Itoa(computeNative)}}
+		return encodeAll([]Value{kind, binValue(writeTuple(parts, nil))})
 	}
 	return nil, notPerformed("format %q", format)
 }
