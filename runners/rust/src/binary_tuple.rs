@@ -3,8 +3,8 @@
 //! Structure (as the Python, Java, C++ and JS runners):
 //!   read_tuple / write_tuple          header, offset table, value area (era 3.0; beta1 adds the null map)
 //!   decode_element / encode_element   one element per ColumnType
-//!   decode / encode                   the formats binary-tuple, object, object-array, table-row; the
-//!                                     MessagePack around a tuple (c0, bin, int N, the no-value BITMASK) goes
+//!   decode / encode                   the formats binary-tuple, object, object-array, table-row,
+//!                                     collection, compute-arg; the MessagePack around a tuple (c0, bin, int N, the no-value BITMASK) goes
 //!                                     through codec.rs
 //! No library implements Binary Tuples, so the tuple is plain byte work. Everything in a tuple is little-endian
 //! except the DECIMAL unscaled value (big-endian two's complement, num-bigint as in ignite_ext.rs).
@@ -586,6 +586,68 @@ fn column_names(columns: &[Value]) -> Result<Vec<&str>> {
         .collect()
 }
 
+/// The bin that must follow the first MessagePack value of a collection or compute argument, alone.
+fn one_bin_after(outer: &[Value], what: &str) -> Result<Vec<u8>> {
+    check(outer.len() == 2, "invalid.tuple-type", || {
+        format!("{what}: expected one bin after the first value, got {} values", outer.len() - 1)
+    })?;
+    bin_of(&outer[1], what)
+}
+
+/// Spec 6.3: element count n, then the tuple of type id, count, items.
+fn read_collection(n: i128, outer: &[Value], era: &str) -> Result<Vec<Value>> {
+    check(n >= 2, "invalid.tuple-type", || format!("collection element count {n} is below 2"))?;
+    let bin = one_bin_after(outer, "collection")?;
+    let (parts, _) = read_tuple(&bin, n as u128, era)?; // n < 2^64: checked against the input first
+    let (id, count) = (signed_int32(parts[0])?, signed_int32(parts[1])?);
+    let t = match type_name(id) {
+        Some(t) => t,
+        None => return wire("invalid.tuple-type", format!("collection type id {id} is not a 3.0 value type")),
+    };
+    check(i128::from(count) == n - 2, "invalid.tuple-type", || {
+        format!("collection count {count} with {n} elements (count + 2 expected)")
+    })?;
+    parts[2..]
+        .iter()
+        .map(|b| {
+            check(!b.is_empty(), "invalid.tuple-length", || "a NULL collection item".to_owned())?;
+            Ok(typed(t, Value::Object(decode_element(t, b, era)?)))
+        })
+        .collect()
+}
+
+/// ComputeJobDataType ids the corpus models (spec 6.4).
+const COMPUTE_NATIVE: i128 = 0;
+const COMPUTE_MARSHALLED: i128 = 2;
+
+/// Spec 6.4: kind, then one bin holding a triple (NATIVE) or the marshaller's bytes.
+fn read_compute_arg(kind: i128, outer: &[Value], era: &str) -> Result<Vec<Value>> {
+    check(kind == COMPUTE_NATIVE || kind == COMPUTE_MARSHALLED, "invalid.tuple-type", || {
+        format!("compute argument kind {kind}")
+    })?;
+    let bin = one_bin_after(outer, "compute argument")?;
+    if kind == COMPUTE_MARSHALLED {
+        return Ok(vec![json!({"type": "MARSHALLED", "hex": to_hex(&bin)})]);
+    }
+    let (parts, _) = read_tuple(&bin, 3, era)?;
+    Ok(vec![read_triple(parts[0], parts[1], parts[2])?])
+}
+
+fn collection_parts(values: &[Value]) -> Result<Vec<Vec<u8>>> {
+    let t = get_str(&values[0], "type")?;
+    let mut parts = vec![
+        encode_int("INT32", type_id(t).map(i128::from), t)?,
+        encode_int("INT32", Some(values.len() as i128), "")?,
+    ];
+    for v in values {
+        let each = get_str(v, "type")?;
+        check(each != "NULL", "unrepresentable", || "a NULL collection item".to_owned())?;
+        check(each == t, "unrepresentable", || format!("collection items of types {t} and {each}"))?;
+        parts.push(encode_element(v, "3.0")?);
+    }
+    Ok(parts)
+}
+
 pub fn decode(fmt: &str, data: &[u8], era: &str, columns: &[Value], reg: &Registry) -> Result<Vec<Value>> {
     let columns = column_names(columns)?;
     if fmt == "binary-tuple" {
@@ -637,6 +699,20 @@ pub fn decode(fmt: &str, data: &[u8], era: &str, columns: &[Value], reg: &Regist
                 })
                 .collect()
         }
+        "collection" | "compute-arg" => {
+            check(!outer.is_empty(), "invalid.tuple-type", || format!("{fmt}: no value"))?;
+            if kind(0) == Some("nil") {
+                check(outer.len() == 1, "invalid.tuple-type", || format!("{fmt}: nil followed by more values"))?;
+                return Ok(if fmt == "collection" { Vec::new() } else { vec![json!({"type": "NULL"})] });
+            }
+            check(kind(0) == Some("int"), "invalid.tuple-type", || format!("{fmt}: the first value is not an int"))?;
+            let first = get_str(&outer[0], "value")?.parse::<i128>().unwrap_or(-1); // every MessagePack int fits
+            if fmt == "collection" {
+                read_collection(first, &outer, era)
+            } else {
+                read_compute_arg(first, &outer, era)
+            }
+        }
         _ => unsupported(format!("format {fmt:?}")),
     }
 }
@@ -681,6 +757,26 @@ pub fn encode(fmt: &str, values: &[Value], era: &str, reg: &Registry) -> Result<
             let parts = values.iter().map(|v| encode_element(v, "3.0")).collect::<Result<Vec<_>>>()?;
             let row = write_tuple(&parts, &[]);
             codec::encode(&[json!({"type": "bitmask", "era": era, "bits": bits}), json!({"type": "bin", "hex": to_hex(&row)})], reg)
+        }
+        "collection" => {
+            if values.is_empty() {
+                return codec::encode(&[json!({"type": "nil"})], reg);
+            }
+            let tuple = write_tuple(&collection_parts(values)?, &[]);
+            let n = (values.len() + 2).to_string();
+            codec::encode(&[json!({"type": "int", "value": n}), json!({"type": "bin", "hex": to_hex(&tuple)})], reg)
+        }
+        "compute-arg" => {
+            let v = match values.first() {
+                Some(v) => v,
+                None => return unsupported("a compute-arg request without a value"),
+            };
+            let (k, bin) = match kind(v).as_deref() {
+                Some("NULL") => return codec::encode(&[json!({"type": "nil"})], reg),
+                Some("MARSHALLED") => (COMPUTE_MARSHALLED, get_str(v, "hex")?.to_owned()),
+                _ => (COMPUTE_NATIVE, to_hex(&write_tuple(&triple(v)?, &[]))),
+            };
+            codec::encode(&[json!({"type": "int", "value": k.to_string()}), json!({"type": "bin", "hex": bin})], reg)
         }
         _ => unsupported(format!("format {fmt:?}")),
     }
