@@ -15,14 +15,15 @@ namespace IgniteRunner;
 /// ColumnType-typed values ({"type": "INT32", ...}).
 ///   ReadTuple / WriteTuple          header, offset table, value area (era 3.0; beta1 adds the null map)
 ///   DecodeElement / EncodeElement   one element per ColumnType
-///   Decode / Encode                 the formats: binary-tuple, object, object-array, table-row; the MessagePack
+///   Decode / Encode                 the formats: binary-tuple, object, object-array, table-row, collection,
+///                                   compute-arg; the MessagePack
 ///                                   around a tuple (c0, bin, int N, the no-value BITMASK) goes through Codec
 /// Everything in a tuple is little-endian except the DECIMAL unscaled value (big-endian two's complement).
 /// MessagePack-CSharp has no part in the tuple itself: it is plain byte work.
 /// </summary>
 sealed class BinaryTuple(Codec codec, IgniteExt ignite)
 {
-    public static readonly string[] Formats = ["binary-tuple", "object", "object-array", "table-row"];
+    public static readonly string[] Formats = ["binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg"];
 
     /// <summary>ColumnType ids on the 3.0 wire (14 and 19 are not value types there).</summary>
     static readonly Dictionary<string, int> TypeIds = new()
@@ -576,6 +577,53 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
         return Convert.FromHexString(value!["hex"]!.GetValue<string>());
     }
 
+    /// <summary>The bin that must follow the first MessagePack value of a collection or compute argument, alone.</summary>
+    static byte[] OneBinAfter(JsonArray outer, string what)
+    {
+        Check(outer.Count == 2, "invalid.tuple-type", $"{what}: expected one bin after the first value, got {outer.Count - 1} values");
+        return BinOf(outer[1], what);
+    }
+
+    /// <summary>Spec 6.3: element count n, then the tuple of type id, count, items.</summary>
+    static void ReadCollection(BigInteger n, JsonArray outer, string era, JsonArray output)
+    {
+        Check(n >= 2, "invalid.tuple-type", $"collection element count {n} is below 2");
+        long elements = n < int.MaxValue ? (long)n : long.MaxValue;   // ReadTuple: malformed.truncated
+        byte[][] parts = ReadTuple(OneBinAfter(outer, "collection"), elements, era).Parts;
+        long typeId = long.Parse(DecodeElement("INT32", parts[0])["value"]!.GetValue<string>());
+        long count = long.Parse(DecodeElement("INT32", parts[1])["value"]!.GetValue<string>());
+        Check(TypeNames.TryGetValue((int)typeId, out string? t), "invalid.tuple-type", $"collection type id {typeId} is not a 3.0 value type");
+        Check(count == elements - 2, "invalid.tuple-type", $"collection count {count} with {elements} elements (count + 2 expected)");
+        foreach (byte[] item in parts.Skip(2))
+        {
+            Check(item.Length > 0, "invalid.tuple-length", "a NULL collection item");
+            output.Add(DecodeElement(t!, item, era));
+        }
+    }
+
+    const int ComputeNative = 0, ComputeMarshalled = 2;   // ComputeJobDataType ids the corpus models
+
+    /// <summary>Spec 6.4: kind, then one bin holding a triple (NATIVE) or the marshaller's bytes.</summary>
+    static JsonObject ReadComputeArg(BigInteger kind, JsonArray outer, string era)
+    {
+        Check(kind == ComputeNative || kind == ComputeMarshalled, "invalid.tuple-type", $"compute argument kind {kind}");
+        byte[] data = OneBinAfter(outer, "compute argument");
+        return kind == ComputeMarshalled
+            ? new JsonObject { ["type"] = "MARSHALLED", ["hex"] = Convert.ToHexString(data).ToLowerInvariant() }
+            : ReadTriple(ReadTuple(data, 3, era).Parts, 0);
+    }
+
+    static byte[][] CollectionParts(JsonElement[] items)
+    {
+        string t = Fields.Text(items[0], "type");
+        foreach (JsonElement item in items)
+        {
+            Check(Fields.Text(item, "type") != "NULL", "unrepresentable", "a NULL collection item");
+            Check(Fields.Text(item, "type") == t, "unrepresentable", $"collection items of types {t} and {Fields.Text(item, "type")}");
+        }
+        return [EncodeInt("INT32", TypeIds[t]), EncodeInt("INT32", items.Length), .. items.Select(v => EncodeElement(v))];
+    }
+
     public JsonArray Decode(string format, byte[] data, string era, string[] columns)
     {
         var output = new JsonArray();
@@ -621,6 +669,28 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
                     output.Add(noValue.Contains(i) ? Codec.Typed("NO_VALUE") : DecodeColumn(columns[i], row[i], era));
                 }
                 return output;
+            case "collection" or "compute-arg":
+                Check(outer.Count > 0, "invalid.tuple-type", $"{format}: no value");
+                if (TypeOf(outer[0]) == "nil")
+                {
+                    Check(outer.Count == 1, "invalid.tuple-type", $"{format}: nil followed by more values");
+                    if (format == "compute-arg")
+                    {
+                        output.Add(Codec.Typed("NULL"));
+                    }
+                    return output;
+                }
+                Check(TypeOf(outer[0]) == "int", "invalid.tuple-type", $"{format}: the first value is not an int");
+                var first = BigInteger.Parse(outer[0]!["value"]!.GetValue<string>());
+                if (format == "collection")
+                {
+                    ReadCollection(first, outer, era, output);
+                }
+                else
+                {
+                    output.Add(ReadComputeArg(first, outer, era));
+                }
+                return output;
             default:
                 throw new NotImplementedException($"format '{format}'");
         }
@@ -660,6 +730,28 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
                 (sbyte code, byte[] mask) = ignite.Bitmask(era, noValue);
                 Codec.WriteExt(ref writer, code, mask);
                 writer.Write(WriteTuple([.. items.Select(v => EncodeElement(v))]).AsSpan());
+                break;
+            case "collection":
+                if (items.Length == 0)
+                {
+                    writer.WriteNil();
+                    break;
+                }
+                byte[][] parts = CollectionParts(items);
+                writer.Write(items.Length + 2);
+                writer.Write(WriteTuple(parts).AsSpan());
+                break;
+            case "compute-arg":
+                string kind = Fields.Text(items[0], "type");
+                if (kind == "NULL")
+                {
+                    writer.WriteNil();
+                    break;
+                }
+                bool marshalled = kind == "MARSHALLED";
+                byte[] payload = marshalled ? Convert.FromHexString(Fields.Text(items[0], "hex")) : WriteTuple(Triple(items[0]));
+                writer.Write(marshalled ? ComputeMarshalled : ComputeNative);
+                writer.Write(payload.AsSpan());
                 break;
             default:
                 throw new NotImplementedException($"format '{format}'");
