@@ -542,20 +542,28 @@ std::vector<Bytes> triple(const ojson& v) {
     return {encode_int("INT32", std::to_string(id)), encode_int("INT32", std::to_string(scale)), value};
 }
 
+// An INT32 element that may not be NULL (Java reads type ids, scales and counts with intValue).
+std::int64_t int_element(Span b) { return std::stoll(decode_element("INT32", b)["value"].get<std::string>()); }
+
+// The ColumnType a type id element names, if it is a 3.0 value type.
+std::string value_type(Span b, const std::string& what) {
+    const std::int64_t id = int_element(b);
+    const char* name = id > 0 && id < static_cast<std::int64_t>(kTypeNames.size()) ? kTypeNames[id] : "";
+    check(*name, "invalid.tuple-type", what + " " + std::to_string(id) + " is not a 3.0 value type");
+    return name;
+}
+
 ojson read_triple(const Span* parts) {
     const Span type_b = parts[0], scale_b = parts[1], value_b = parts[2];
     if (!type_b.n) return {{"type", "NULL"}};
-    const std::int64_t id = std::stoll(decode_element("INT32", type_b)["value"].get<std::string>());
-    const char* name = id > 0 && id < static_cast<std::int64_t>(kTypeNames.size()) ? kTypeNames[id] : "";
-    check(*name, "invalid.tuple-type", "type id " + std::to_string(id) + " is not a 3.0 value type");
-    const std::string t = name;
+    const std::string t = value_type(type_b, "type id");
     check(value_b.n > 0, "invalid.tuple-length", t + " object without a value");
     ojson v = decode_element(t, value_b);
     if (t != "DECIMAL") return v;
     // The value at the scale of the scale element, rescaled exactly (Java setScale(scale, UNNECESSARY)).
     // Java reads the scale with intValue, which refuses a zero-length element (spec BT-OBJECT-DECIMAL-SCALE).
     check(scale_b.n > 0, "invalid.tuple-length", "DECIMAL object with a NULL scale element");
-    const std::int64_t want = std::stoll(decode_element("INT32", scale_b)["value"].get<std::string>());
+    const std::int64_t want = int_element(scale_b);
     std::string unscaled = v["unscaled"].get<std::string>();
     const std::int64_t scale = v["scale"].get<std::int64_t>();
     if (unscaled != "0" && scale <= want) {
@@ -620,10 +628,64 @@ void check_era(ignite::Era era, bool beta1_ok) {
         throw Unsupported(std::string("no Binary Tuple of this format in era ") + ignite::era_name(era));
 }
 
+// The bin that must follow the first MessagePack value of a collection or compute argument, alone.
+Bytes one_bin_after(const ojson& outer, const std::string& what) {
+    check(outer.size() == 2, "invalid.tuple-type",
+          what + ": expected one bin after the first value, got " + std::to_string(outer.size() - 1) + " values");
+    return bin_of(outer[1], what);
+}
+
+// Spec 6.3: element count (a MessagePack int, as text), then the tuple of type id, count, items.
+ojson read_collection(const std::string& count_text, const ojson& outer) {
+    check(count_text[0] != '-' && count_text.size() < 20, "invalid.tuple-type",
+          "collection element count " + count_text + " is negative or too large");
+    const std::uint64_t n = std::stoull(count_text);
+    check(n >= 2, "invalid.tuple-type", "collection element count " + count_text + " is below 2");
+    Bytes tuple = one_bin_after(outer, "collection");
+    Tuple parts = read_tuple(tuple.data(), tuple.size(), n, false);
+    const std::string t = value_type(parts.parts[0], "collection type id");
+    const std::int64_t count = int_element(parts.parts[1]);
+    check(count >= 0 && static_cast<std::uint64_t>(count) == n - 2, "invalid.tuple-type",
+          "collection count " + std::to_string(count) + " with " + count_text + " elements (count + 2 expected)");
+    ojson out = ojson::array();
+    for (std::size_t i = 2; i < parts.parts.size(); ++i) {
+        check(parts.parts[i].n > 0, "invalid.tuple-length", "a NULL collection item");
+        out.push_back(decode_element(t, parts.parts[i]));
+    }
+    return out;
+}
+
+// ComputeJobDataType ids the corpus models (spec 6.4).
+const char* const kComputeNative = "0";
+const char* const kComputeMarshalled = "2";
+
+// Spec 6.4: kind, then one bin holding a triple (NATIVE) or the marshaller's bytes.
+ojson read_compute_arg(const std::string& kind, const ojson& outer) {
+    check(kind == kComputeNative || kind == kComputeMarshalled, "invalid.tuple-type", "compute argument kind " + kind);
+    Bytes data = one_bin_after(outer, "compute argument");
+    if (kind == kComputeMarshalled) return ojson::array({{{"type", "MARSHALLED"}, {"hex", codec::to_hex(data.data(), data.size())}}});
+    return ojson::array({read_triple(read_tuple(data.data(), data.size(), 3, false).parts.data())});
+}
+
+std::vector<Bytes> collection_parts(const ojson& values) {
+    const std::string t = text_field(values[0], "type");
+    std::vector<Bytes> parts;
+    for (const auto& v : values) {
+        check(text_field(v, "type") != "NULL", "unrepresentable", "a NULL collection item");
+        check(text_field(v, "type") == t, "unrepresentable", "collection items of types " + t + " and " + text_field(v, "type"));
+        parts.push_back(encode_element(v));
+    }
+    parts.insert(parts.begin(), {encode_int("INT32", std::to_string(type_id(t))), encode_int("INT32", std::to_string(values.size()))});
+    return parts;
+}
+
+ojson bin_value(const Bytes& b) { return {{"type", "bin"}, {"hex", codec::to_hex(b.data(), b.size())}}; }
+
 }  // namespace
 
 bool is_format(const std::string& format) {
-    return format == "binary-tuple" || format == "object" || format == "object-array" || format == "table-row";
+    return format == "binary-tuple" || format == "object" || format == "object-array" || format == "table-row" ||
+           format == "collection" || format == "compute-arg";
 }
 
 ojson decode(const std::string& format, const Bytes& data, ignite::Era era, const ojson& columns) {
@@ -675,6 +737,17 @@ ojson decode(const std::string& format, const Bytes& data, ignite::Era era, cons
             out.push_back(no_value[i] ? ojson{{"type", "NO_VALUE"}} : decode_column(names[i], parts.parts[i], false));
         return out;
     }
+    if (format == "collection" || format == "compute-arg") {
+        ojson outer = msgpack_values(data);
+        check(!outer.empty(), "invalid.tuple-type", format + ": no value");
+        if (outer[0]["type"] == "nil") {
+            check(outer.size() == 1, "invalid.tuple-type", format + ": nil followed by more values");
+            return format == "collection" ? out : ojson::array({{{"type", "NULL"}}});
+        }
+        check(outer[0]["type"] == "int", "invalid.tuple-type", format + ": the first value is not an int");
+        const std::string first = outer[0]["value"].get<std::string>();
+        return format == "collection" ? read_collection(first, outer) : read_compute_arg(first, outer);
+    }
     throw Unsupported("format '" + format + "'");
 }
 
@@ -721,6 +794,20 @@ Bytes encode(const std::string& format, const ojson& values, ignite::Era era, co
         Bytes row = write_tuple(parts);
         return codec::encode(ojson::array({{{"type", "bitmask"}, {"era", ignite::era_name(era)}, {"bits", bits}},
                                            {{"type", "bin"}, {"hex", codec::to_hex(row.data(), row.size())}}}));
+    }
+    if (format == "collection") {
+        if (values.empty()) return codec::encode(ojson::array({{{"type", "nil"}}}));
+        const Bytes tuple = write_tuple(collection_parts(values));
+        return codec::encode(ojson::array({{{"type", "int"}, {"value", std::to_string(values.size() + 2)}}, bin_value(tuple)}));
+    }
+    if (format == "compute-arg") {
+        if (values.size() != 1) throw Unsupported("a compute argument is exactly one value");
+        const std::string t = text_field(values[0], "type");
+        if (t == "NULL") return codec::encode(ojson::array({{{"type", "nil"}}}));
+        const bool marshalled = t == "MARSHALLED";
+        const ojson payload = marshalled ? ojson{{"type", "bin"}, {"hex", text_field(values[0], "hex")}}
+                                         : bin_value(write_tuple(triple(values[0])));
+        return codec::encode(ojson::array({{{"type", "int"}, {"value", marshalled ? kComputeMarshalled : kComputeNative}}, payload}));
     }
     throw Unsupported("format '" + format + "'");
 }

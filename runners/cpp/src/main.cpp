@@ -35,7 +35,7 @@ ojson hello() {
             {"capabilities",
              {{"ops", {"encode", "decode"}},
               {"eras", ignite::all_era_names()},
-              {"formats", {"msgpack", "binary-tuple", "object", "object-array", "table-row"}}}}};
+              {"formats", {"msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg"}}}}};
 }
 
 ignite::Era request_era(const ojson& req) {
