@@ -1,5 +1,5 @@
 """Human-readable Binary Tuple bytes for diagnoses (spec 6.2): header, offset entries, element ranges; and the
-formats that wrap a tuple in MessagePack (object, object-array, table-row), with the tuple inside the bin shown
+formats that wrap a tuple in MessagePack (object, object-array, table-row, collection, compute-arg), with the tuple inside the bin shown
 element by element.
 
 Best effort on any input: it describes what the bytes say and stops where they stop making sense."""
@@ -7,7 +7,7 @@ Best effort on any input: it describes what the bytes say and stops where they s
 from harness import msgpack_annotate
 from harness.diagnosis import first_difference
 
-FORMATS = ("msgpack", "binary-tuple", "object", "object-array", "table-row")
+FORMATS = ("msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg")
 OBJECT_LABELS = ("type id", "scale", "value")      # spec 6.2.5: one object is a 3-element tuple
 
 SIZE_CLASS = {0: 1, 1: 2, 2: 4}
@@ -60,7 +60,8 @@ def _line(raw, begin, end, note, focus):
 
 def annotate_format(data, fmt, columns=None, focus=None):
     """Annotated lines for bytes of any vector format: MessagePack outside, the Binary Tuple inside a bin by its
-    elements (object: type id, scale, value; object-array: three per object; table-row: the columns)."""
+    elements (object and compute-arg kind 0: type id, scale, value; object-array: three per object; collection:
+    type id, count, items; table-row: the columns)."""
     if fmt == "binary-tuple":
         return annotate(data, columns, focus)
     segments, _ = msgpack_annotate.annotate(data)
@@ -69,8 +70,9 @@ def annotate_format(data, fmt, columns=None, focus=None):
     lines, count = [], None
     for seg in segments:
         if seg.kind == "int" and seg.part in ("value", "payload") and seg.path.startswith("[0]") and count is None:
-            count = _int_note(seg.note)         # object-array: the object count before the bin
-        if fmt != "msgpack" and seg.part == "payload" and seg.kind == "bin":
+            count = _int_note(seg.note)         # the int before the bin: object count, element count or kind
+        marshalled = fmt == "compute-arg" and count != 0     # spec 6.4: only kind 0 (NATIVE) holds a tuple
+        if fmt != "msgpack" and seg.part == "payload" and seg.kind == "bin" and not marshalled:
             labels = _labels(fmt, columns, count)
             lines.append(_line(data[seg.start:seg.start], seg.start, seg.start, f"{seg.path}: a Binary Tuple of "
                                f"{len(labels)} elements ({seg.end - seg.start} bytes):", None))
@@ -85,6 +87,10 @@ def _labels(fmt, columns, count):
         return list(OBJECT_LABELS)
     if fmt == "object-array":
         return [f"object {i} {label}" for i in range(max(count or 0, 0)) for label in OBJECT_LABELS]
+    if fmt == "compute-arg":
+        return list(OBJECT_LABELS)
+    if fmt == "collection":                      # spec 6.3: N elements, the type id, the count and N - 2 items
+        return ["type id", "count"] + [f"item {i}" for i in range(max((count or 0) - 2, 0))]
     return list(columns or [])
 
 
