@@ -1,5 +1,6 @@
 """make verify installs only what verify needs; the browser test's packages come with make pytest / make test."""
 
+import json
 import subprocess
 
 from harness_fixtures.harness_helpers import REPO
@@ -39,3 +40,15 @@ def test_need_deb_asks_apt_only_for_what_dpkg_does_not_have_installed(tmp_path):
     calls = log.read_text().splitlines()
     assert len(calls) == 2 and calls[0].endswith("update -qq"), calls
     assert calls[1].endswith("--no-install-recommends no-such-package-x dpkg-dev-no-such"), calls
+
+
+def test_verify_requires_every_protocol_format_of_the_in_repo_runners():
+    """A new wire form (a format in protocol.schema.json) fails make verify until every runner claims it."""
+    formats = json.loads((REPO / "schema" / "protocol.schema.json").read_text())["$defs"]["format"]["enum"]
+    p = subprocess.run(["make", "-n", "--no-print-directory", "verify", "RUNNERS=python", "ALL_RUNNERS=python"],
+                       cwd=REPO, capture_output=True, text=True, timeout=60, check=True)
+    harness = [line for line in p.stdout.splitlines() if "-m harness verify" in line]
+    assert len(harness) == 1, p.stdout
+    words = harness[0].split()
+    required = words[words.index("--require") + 1].split(",")
+    assert required == [f"format={f}" for f in formats]
