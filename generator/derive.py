@@ -198,7 +198,8 @@ def allowed_lengths(name: str) -> list[int] | None:
 def getter_widths(spec: dict, pool: list[dict], since: str) -> list[dict]:
     """Value vectors, `formats` binary-tuple and/or object: each ColumnType's example with every other width its
     reader must accept as variants (binary_tuple.variants). The example must be short enough that its variants
-    reach every length the registry allows the type; otherwise the source is wrong. Rules: the type's own
+    reach every length the registry allows the type; otherwise the source is wrong. Objects also get the type id
+    element at 4 bytes (2 is bt.variants' type-id-2) and a DECIMAL's scale element at 2 and 4. Rules: the type's own
     (`type_rules`), then `rules` (and BT-OBJECT for objects). Names: $type, $type_id, $format, $widths."""
     out = []
     for t, x in getter_examples(spec).items():
@@ -210,6 +211,14 @@ def getter_widths(spec: dict, pool: list[dict], since: str) -> list[dict]:
         for fmt in spec["formats"]:
             rules = [spec["type_rules"][t]] + spec["rules"] + (["BT-OBJECT"] if fmt == "object" else [])
             variants = bt.variants(fmt, [x], "3.0")
+            if fmt == "object":   # the INT32 getter of the type id (and a DECIMAL's scale) at its other widths
+                type_id, scale, value = bt.TYPE_IDS[t], x["scale"] if t == "DECIMAL" else 0, bt.triple_parts(x)[2]
+                for part, size in [("type-id", 4)] + ([("scale", 2), ("scale", 4)] if t == "DECIMAL" else []):
+                    elems = [bt.le(type_id, size) if part == "type-id" else bt.int_element(type_id),
+                             bt.le(scale, size) if part == "scale" else bt.int_element(scale), value]
+                    variants.append({"label": f"{part}-{size}", "hex": bt.bin_(bt.tuple_bytes(elems)).hex(),
+                                     "why": f"{part} as a {size}-byte INT32 element", "rules": ["BT-INT-WIDE"],
+                                     "encoder_may_emit": False})
             out.append({"id": fill(spec["id"], {**names, "format": fmt}), "description": fill(spec["description"], names),
                         "era": "3.0", "level": RULE_LEVEL[rules[0]], "rules": list(rules), "since": since, "kind": "value",
                         "format": fmt, **({"columns": [t]} if fmt == "binary-tuple" else {}), "values": [x],
