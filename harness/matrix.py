@@ -210,8 +210,14 @@ def print_matrix(matrix, max_diagnoses, say):
                     say(f"    {line}")
     width = max(12, *(len(n) + 2 for n in matrix.names))
     cells = {(c.producer, c.consumer): c for c in matrix.cells}
+    # Bytes the corpus holds were already decoded by each consumer in its own run: those cells reuse that
+    # verdict, so a clean run sends nothing more. Say so rather than print "0 decode requests".
+    plural = "s" if matrix.requests != 1 else ""
+    sent = (f"{matrix.requests} extra decode request{plural}, for bytes the corpus does not hold" if matrix.requests
+            else "no extra decode requests: every producer wrote bytes the corpus holds, and each cell reuses "
+                 "the consumer's own verdict on them")
     say(f"matrix: rows wrote the bytes, columns decoded them; pass/fail/xfail/no-bytes per vector, then faults "
-        f"(crash, timeout, protocol error) if any ({matrix.requests} decode requests)")
+        f"(crash, timeout, protocol error) if any ({sent})")
     say("  " + "".ljust(width) + "".join(n.rjust(width + 6) for n in matrix.names))
     for p in matrix.names:
         row = [("-" if p == c else _cell_text(cells[(p, c)])).rjust(width + 6) for c in matrix.names]

@@ -31,6 +31,7 @@ def test_agreeing_runners_fill_every_cell_with_passes(tmp_path):
     # write the canonical bytes, which each consumer already decoded in its own op: those verdicts are reused,
     # so the matrix adds no new passes (counting them again would double-count).
     assert r.last_line == f"{2 * len(KEYS)} passed, 0 failed"
+    assert "(no extra decode requests: every producer wrote bytes the corpus holds" in r.stdout
     assert [line.split() for line in r.stdout.splitlines() if line.startswith("  ")] == [
         ["a", "b"], ["a", "-", "12/0/0/0"], ["b", "12/0/0/0", "-"]]
     schema = json.loads((REPO / "schema/report.schema.json").read_text())
@@ -53,6 +54,7 @@ def test_wrong_bytes_are_charged_to_the_producer(tmp_path):
     c = cells(r)[("a", "b")]
     assert (c["pass"], c["fail"], c["xfail"]) == (VALUE_VECTORS - 1, 0, 1)
     assert r.last_line.endswith(" passed, 1 failed")
+    assert "(1 extra decode request, for bytes the corpus does not hold)" in r.stdout
 
 
 def test_novel_bytes_the_corpus_accepts_must_be_read_by_every_consumer(tmp_path):
