@@ -9,7 +9,7 @@ from harness_fixtures.harness_helpers import CORPUS  # noqa: F401  (puts the rep
 from harness import values
 from harness.diagnosis import annotated, byte_diff
 from harness.judge import _bytes_match
-from harness.msgpack_annotate import annotate, path_at
+from harness.msgpack_annotate import annotate, annotate_window, path_at
 
 
 def paths(hex_):
@@ -49,6 +49,22 @@ def test_malformed_bytes_stop_the_walk_cleanly(hex_, error, last_path):
     assert err == error
     assert segments[-1].part == "malformed" and segments[-1].path == last_path
     assert segments[-1].end == len(bytes.fromhex(hex_))
+
+
+@pytest.mark.parametrize("hex_", ["dc00ff" + "c0" * 255, "de0003" + "01c0" * 3, "92" + "a3616263" * 2, "a361",
+                                  "ddffffffff" + "c2" * 40, "91" * 700 + "c0", ""])
+@pytest.mark.parametrize("head, tail, focus", [(48, 16, None), (3, 2, None), (0, 0, 5), (4, 4, 1), (48, 16, 200),
+                                               (2, 3, 10_000), (0, 1, 0)])
+def test_window_keeps_what_the_full_walk_would_show(hex_, head, tail, focus):
+    # annotate_window() is the full walk with only these ranges kept: first head, last tail, 8 either side of the
+    # range holding focus (of the last range when none holds it).
+    segments, error = annotate(bytes.fromhex(hex_))
+    keep = set(range(min(head, len(segments)))) | set(range(max(0, len(segments) - tail), len(segments)))
+    if focus is not None and segments:
+        at = next((i for i, s in enumerate(segments) if s.start <= focus < s.end), len(segments) - 1)
+        keep |= set(range(max(0, at - 8), min(len(segments), at + 9)))
+    assert annotate_window(bytes.fromhex(hex_), head, tail, focus) == (
+        [(i, segments[i]) for i in sorted(keep)], len(segments), error)
 
 
 def test_deep_nesting_is_bounded():
