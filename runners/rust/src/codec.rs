@@ -10,9 +10,10 @@ use rmp::decode::bytes::BytesReadError;
 use rmp::decode::{self as rd, Bytes, NumValueReadError, ValueReadError};
 use rmp::encode as wr;
 use rmp::Marker;
-use serde_json::{json, Value};
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
 
-use crate::errors::{check, from_hex, to_hex, unsupported, wire, Failure, Result};
+use crate::errors::{check, from_hex, unsupported, wire, Failure, Hex, Result};
 use crate::ignite_ext::{get_str, get_wide, parse_wide, short, Registry};
 
 /// Nesting beyond this is limit.depth (the suite's MP-DEPTH-LIMIT value; 64 must work).
@@ -136,6 +137,68 @@ pub fn encode_ext(out: &mut Vec<u8>, code: i8, payload: &[u8]) -> Result<()> {
 
 // ---------------------------------------------------------------- decode
 
+/// A decoded value, borrowing str/bin/ext bytes from the input. It is written as its typed JSON value by
+/// `Serialize` (one small enum per value instead of a JSON object with owned strings: the 65,535-entry maps of
+/// the corpus decode in a few MB rather than 200).
+#[derive(Debug)]
+pub enum Decoded<'a> {
+    Nil,
+    Bool(bool),
+    Int(i128),
+    Float32(u32),
+    Float64(u64),
+    Str(&'a str),
+    Bin(&'a [u8]),
+    Ext(i8, &'a [u8]),
+    /// An Ignite type, as the registry's decoder builds it.
+    Ignite(Value),
+    Array(Vec<Decoded<'a>>),
+    Map(Vec<(Decoded<'a>, Decoded<'a>)>),
+}
+
+/// `{"type": type, key: value}`
+fn typed<S: Serializer, V: Serialize + ?Sized>(s: S, type_: &str, member: Option<(&str, &V)>) -> std::result::Result<S::Ok, S::Error> {
+    let mut m = s.serialize_map(Some(1 + member.is_some() as usize))?;
+    m.serialize_entry("type", type_)?;
+    if let Some((key, value)) = member {
+        m.serialize_entry(key, value)?;
+    }
+    m.end()
+}
+
+impl Serialize for Decoded<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Decoded::Nil => typed::<S, ()>(s, "nil", None),
+            Decoded::Bool(b) => typed(s, "bool", Some(("value", b))),
+            Decoded::Int(n) => typed(s, "int", Some(("value", &Shown(n)))),
+            Decoded::Float32(bits) => typed(s, "float32", Some(("bits", &Hex(&bits.to_be_bytes())))),
+            Decoded::Float64(bits) => typed(s, "float64", Some(("bits", &Hex(&bits.to_be_bytes())))),
+            Decoded::Str(text) => typed(s, "str", Some(("value", text))),
+            Decoded::Bin(b) => typed(s, "bin", Some(("hex", &Hex(b)))),
+            Decoded::Ext(code, payload) => {
+                let mut m = s.serialize_map(Some(3))?;
+                m.serialize_entry("type", "ext")?;
+                m.serialize_entry("code", code)?;
+                m.serialize_entry("hex", &Hex(payload))?;
+                m.end()
+            }
+            Decoded::Ignite(v) => v.serialize(s),
+            Decoded::Array(items) => typed(s, "array", Some(("items", items))),
+            Decoded::Map(entries) => typed(s, "map", Some(("entries", entries))), // each entry a [key, value] pair
+        }
+    }
+}
+
+/// A value written as a JSON string through its `Display` (no String in between).
+struct Shown<T>(T);
+
+impl<T: std::fmt::Display> Serialize for Shown<T> {
+    fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(&self.0)
+    }
+}
+
 pub struct Decoder<'a> {
     data: &'a [u8],
     pos: usize,
@@ -161,7 +224,7 @@ impl<'a> Decoder<'a> {
         Decoder { data, pos: 0, era, reg }
     }
 
-    pub fn decode_all(&mut self) -> Result<Vec<Value>> {
+    pub fn decode_all(&mut self) -> Result<Vec<Decoded<'a>>> {
         let mut out = Vec::new();
         while self.remaining() > 0 {
             out.push(self.value(0)?);
@@ -197,7 +260,7 @@ impl<'a> Decoder<'a> {
     }
 
     /// One value; depth = number of enclosing arrays/maps.
-    fn value(&mut self, depth: usize) -> Result<Value> {
+    fn value(&mut self, depth: usize) -> Result<Decoded<'a>> {
         self.need(1, || "a value".into())?; // the count checks are lower bounds: earlier elements use bytes too
         let marker = Marker::from_u8(self.data[self.pos]);
         match marker {
@@ -209,7 +272,7 @@ impl<'a> Decoder<'a> {
                 for _ in 0..n {
                     items.push(self.value(depth + 1)?);
                 }
-                Ok(json!({"type": "array", "items": items}))
+                Ok(Decoded::Array(items))
             }
             Marker::FixMap(_) | Marker::Map16 | Marker::Map32 => {
                 check(depth < MAX_DEPTH, "limit.depth", || format!("nesting deeper than {MAX_DEPTH}"))?;
@@ -218,32 +281,28 @@ impl<'a> Decoder<'a> {
                 let mut entries = Vec::with_capacity(n as usize);
                 for _ in 0..n {
                     let key = self.value(depth + 1)?;
-                    entries.push(json!([key, self.value(depth + 1)?]));
+                    entries.push((key, self.value(depth + 1)?));
                 }
-                Ok(json!({"type": "map", "entries": entries}))
+                Ok(Decoded::Map(entries))
             }
             Marker::FixExt1 | Marker::FixExt2 | Marker::FixExt4 | Marker::FixExt8 | Marker::FixExt16 | Marker::Ext8
             | Marker::Ext16 | Marker::Ext32 => {
                 let meta = self.read(rd::read_ext_meta)?;
                 let payload = self.take(meta.size, "ext payload")?;
                 match self.reg.codes(self.era) {
-                    Some(codes) if codes.contains_key(&meta.typeid) => self.reg.decode(self.era, meta.typeid, payload),
-                    _ => Ok(json!({"type": "ext", "code": meta.typeid, "hex": to_hex(payload)})),
+                    Some(codes) if codes.contains_key(&meta.typeid) => {
+                        Ok(Decoded::Ignite(self.reg.decode(self.era, meta.typeid, payload)?))
+                    }
+                    _ => Ok(Decoded::Ext(meta.typeid, payload)),
                 }
             }
-            Marker::F32 => {
-                let x = self.read(rd::read_f32)?;
-                Ok(json!({"type": "float32", "bits": to_hex(&x.to_bits().to_be_bytes())}))
-            }
-            Marker::F64 => {
-                let x = self.read(rd::read_f64)?;
-                Ok(json!({"type": "float64", "bits": to_hex(&x.to_bits().to_be_bytes())}))
-            }
+            Marker::F32 => Ok(Decoded::Float32(self.read(rd::read_f32)?.to_bits())),
+            Marker::F64 => Ok(Decoded::Float64(self.read(rd::read_f64)?.to_bits())),
             Marker::Null => {
                 self.read(rd::read_nil)?;
-                Ok(json!({"type": "nil"}))
+                Ok(Decoded::Nil)
             }
-            Marker::True | Marker::False => Ok(json!({"type": "bool", "value": self.read(rd::read_bool)?})),
+            Marker::True | Marker::False => Ok(Decoded::Bool(self.read(rd::read_bool)?)),
             Marker::FixPos(_) | Marker::FixNeg(_) | Marker::U8 | Marker::U16 | Marker::U32 | Marker::U64 | Marker::I8
             | Marker::I16 | Marker::I32 | Marker::I64 => {
                 // i128 holds every MessagePack int, so read_int's OutOfRange cannot happen.
@@ -255,12 +314,12 @@ impl<'a> Decoder<'a> {
                         NumValueReadError::OutOfRange => ValueReadError::TypeMismatch(Marker::U64),
                     })
                 })?;
-                Ok(json!({"type": "int", "value": n.to_string()}))
+                Ok(Decoded::Int(n))
             }
             Marker::FixStr(_) | Marker::Str8 | Marker::Str16 | Marker::Str32 => self.read_str(),
             Marker::Bin8 | Marker::Bin16 | Marker::Bin32 => {
                 let n = self.read(rd::read_bin_len)?;
-                Ok(json!({"type": "bin", "hex": to_hex(self.take(n, "bin")?)}))
+                Ok(Decoded::Bin(self.take(n, "bin")?))
             }
             Marker::Reserved => wire("malformed.reserved", "reserved format byte c1"),
         }
@@ -269,12 +328,12 @@ impl<'a> Decoder<'a> {
     /// rmp's `read_str_from_slice` checks the declared length against the slice before it looks at the
     /// payload and validates UTF-8 with `std::str::from_utf8` (strict: overlong forms, surrogates and code
     /// points above U+10FFFF are errors); the str is borrowed from the input, not allocated from the header.
-    fn read_str(&mut self) -> Result<Value> {
+    fn read_str(&mut self) -> Result<Decoded<'a>> {
         let data: &'a [u8] = self.data;
         match rd::read_str_from_slice(&data[self.pos..]) {
             Ok((s, tail)) => {
                 self.pos = data.len() - tail.len();
-                Ok(json!({"type": "str", "value": s}))
+                Ok(Decoded::Str(s))
             }
             Err(rd::DecodeStringError::InvalidUtf8(_, e)) => wire("invalid.utf8", e.to_string()),
             Err(rd::DecodeStringError::BufferSizeTooSmall(n)) => {
@@ -288,13 +347,21 @@ impl<'a> Decoder<'a> {
     }
 }
 
-pub fn decode(data: &[u8], era: &str, reg: &Registry) -> Result<Vec<Value>> {
+/// The values of `data` as they are written out (`Serialize`): no JSON tree is built for them.
+pub fn decode_lazily<'a>(data: &'a [u8], era: &'a str, reg: &'a Registry) -> Result<Vec<Decoded<'a>>> {
     Decoder::new(data, era, reg).decode_all()
+}
+
+/// The values of `data` as JSON typed values, for the Binary Tuple formats that look into them.
+pub fn decode(data: &[u8], era: &str, reg: &Registry) -> Result<Vec<Value>> {
+    decode_lazily(data, era, reg)?.iter().map(|v| serde_json::to_value(v).map_err(|e| Failure::Unsupported(e.to_string()))).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::errors::to_hex;
+    use serde_json::json;
 
     fn bytes(values: Value) -> String {
         let reg = Registry::from_json(&json!({"eras": [], "layouts": [], "ext_types": []})).unwrap();

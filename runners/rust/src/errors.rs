@@ -41,13 +41,31 @@ impl fmt::Display for Failure {
 
 /// Bytes travel as lower-case hex in the protocol.
 pub fn to_hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(2 * bytes.len());
-    for b in bytes {
-        out.push(DIGITS[(b >> 4) as usize] as char);
-        out.push(DIGITS[(b & 15) as usize] as char);
+    Hex(bytes).to_string()
+}
+
+/// Bytes as lower-case hex, written where they go (`Display`; `Serialize` as a JSON string) without a String.
+pub struct Hex<'a>(pub &'a [u8]);
+
+impl fmt::Display for Hex<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut buf = [0u8; 128];
+        for chunk in self.0.chunks(buf.len() / 2) {
+            for (i, b) in chunk.iter().enumerate() {
+                buf[2 * i] = DIGITS[(b >> 4) as usize];
+                buf[2 * i + 1] = DIGITS[(b & 15) as usize];
+            }
+            f.write_str(std::str::from_utf8(&buf[..2 * chunk.len()]).expect("hex digits are ASCII"))?;
+        }
+        Ok(())
     }
-    out
+}
+
+impl serde::Serialize for Hex<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
 }
 
 /// The bytes of a hex string of the request; a bad one is the harness's fault, so `Unsupported`.
@@ -79,6 +97,8 @@ mod tests {
     #[test]
     fn hex_round_trip() {
         assert_eq!(to_hex(&[0x00, 0x7f, 0xff]), "007fff");
+        let long: Vec<u8> = (0..=255).collect();
+        assert_eq!(serde_json::to_string(&Hex(&long)).unwrap(), format!("\"{}\"", long.iter().map(|b| format!("{b:02x}")).collect::<String>()));
         assert_eq!(from_hex("007fFF").unwrap(), vec![0x00, 0x7f, 0xff]);
         assert!(from_hex("abc").is_err());
         assert!(from_hex("zz").is_err());
