@@ -1,6 +1,11 @@
 """Verify speed: the warm `make verify` against its floor, and each runner's steady-state throughput.
 
     /usr/bin/python3 bench/verify_speed.py [--reps 3] [--copies 10] [--runners python,java,cpp,js,go,rust,csharp] [--quick]
+        [--against DIR]
+
+--against DIR: another checkout of this repository (e.g. `git worktree add /tmp/old <commit>`, runners built there
+by one `make verify`), measured in the same run, interleaved with this one: its warm `make verify` (ratio against
+the same floor) and its runners alone. Before and after, on the same machine at the same time.
 
 1. Warm `make verify` (every runner, the whole corpus, builds up to date: one untimed run first), --reps times.
 2. The floor: per runner, its bare runtime starting and parsing every corpus file once (bench/floor/), all of
@@ -210,6 +215,11 @@ def runner_targets(direct):
             for name, rows in direct.items() if name in RUNNER_TARGETS}
 
 
+def git_commit(root):
+    p = subprocess.run(["git", "-C", str(root), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return p.stdout.strip() or "unknown"
+
+
 def machine():
     cpu = next((line.split(":", 1)[1].strip() for line in open("/proc/cpuinfo") if line.startswith("model name")), "?")
     return f"{os.cpu_count()} cores ({cpu}), {platform.platform()}"
@@ -222,6 +232,7 @@ def main():
     ap.add_argument("--copies", type=int, default=10, help="size of the big synthetic corpus (10x)")
     ap.add_argument("--quick", action="store_true", help="skip the harness at 10x (the slowest part)")
     ap.add_argument("--out", default=str(BENCH / "out"))
+    ap.add_argument("--against", metavar="DIR", help="an older checkout measured alongside (interleaved)")
     args = ap.parse_args()
     runners = args.runners.split(",")
     out = Path(args.out)
@@ -235,8 +246,22 @@ def main():
         # 1. warm make verify: one untimed run brings builds up to date, then --reps timed runs.
         verify = ["make", "--no-print-directory", "verify", f"RUNNERS={args.runners}", f"OUT={tmp / 'verify-out'}"]
         env = {k: v for k, v in os.environ.items() if not k.startswith("MAKE") and k != "MFLAGS"}
-        timed(verify, cwd=ROOT, env=env)
-        runs = [timed_cpu(verify, cwd=ROOT, env=env) for _ in range(args.reps)]
+        trees = {"new": ROOT, **({"old": Path(args.against).resolve()} if args.against else {})}
+        for tree in trees.values():
+            timed(verify, cwd=tree, env=env)
+        runs = {name: [] for name in trees}
+        for _ in range(args.reps):      # interleaved: new, old, new, old, ...
+            for name, tree in trees.items():
+                runs[name].append(timed_cpu(verify, cwd=tree, env=env))
+        if args.against:
+            old = runs["old"]
+            res["against"] = {"root": str(trees["old"]), "commit": git_commit(trees["old"]),
+                              "verify": summary([r[0] for r in old]), "verify_cpu": summary([r[1] for r in old]),
+                              "verify_exit": sorted({r[2] for r in old}), "direct": {}}
+            print(f"warm make verify of {trees['old']} ({res['against']['commit']}): "
+                  f"{fmt_seconds(res['against']['verify'])}, CPU {fmt_seconds(res['against']['verify_cpu'])}")
+        runs = runs["new"]
+        res["commit"] = git_commit(ROOT)
         res["verify"], res["verify_cpu"] = summary([r[0] for r in runs]), summary([r[1] for r in runs])
         res["verify_exit"] = sorted({r[2] for r in runs})
         print(f"warm make verify: {fmt_seconds(res['verify'])}, CPU {fmt_seconds(res['verify_cpu'])}; exit status "
@@ -252,45 +277,56 @@ def main():
         res["floor_cpu"] = sum(s["median"] for s in res["floor_each_cpu"].values())
         res["ratio"] = res["verify"]["median"] / res["floor"]["median"]
         res["ratio_cpu"] = res["verify_cpu"]["median"] / res["floor_cpu"]
+        if args.against:
+            a = res["against"]
+            a["ratio"] = a["verify"]["median"] / res["floor"]["median"]
+            a["ratio_cpu"] = a["verify_cpu"]["median"] / res["floor_cpu"]
         for n, s in res["floor_each"].items():
             print(f"  floor {n:6}: {fmt_seconds(s)}, CPU {res['floor_each_cpu'][n]['median']:.2f} s")
         print(f"floor (all started at once): {fmt_seconds(res['floor'])}; "
               f"sum of them alone: {sum(s['median'] for s in res['floor_each'].values()):.2f} s; "
               f"CPU {res['floor_cpu']:.2f} s")
         print(f"ratio verify / floor = {res['ratio']:.1f} wall, {res['ratio_cpu']:.1f} CPU (goal <= {RATIO_GOAL})")
+        if args.against:
+            print(f"  the older tree ({res['against']['commit']}): ratio {res['against']['ratio']:.1f} wall, "
+                  f"{res['against']['ratio_cpu']:.1f} CPU")
 
         # 3. throughput
         sizes = sorted({1, 3, args.copies})
         corpora = {k: make_corpus(ROOT / "vectors", tmp / f"corpus-{k}x", k) for k in sizes}
         requests = {(k, sub): tmp / f"requests-{k}x-{sub}.jsonl" for k in sizes for sub in SUBSETS}
         counts = {k: request_files(corpora[k], requests[k, "all"], requests[k, "small"]) for k in sizes}
-        configs = {c.name: c for c in resolve(runners, ROOT / "runners", {})}
+        configs = {tree: {c.name: c for c in resolve(runners, root / "runners", {})} for tree, root in trees.items()}
         res["sizes"] = counts
         res["direct"], res["via_harness"] = {}, {}
         for name in runners:
-            res["direct"][name] = {}
             for sub in SUBSETS:
-                points, cpu_points, row = [], [], {}
+                points = {tree: ([], [], {}) for tree in trees}
                 for k in sizes:
-                    wall, cpu, answers = runner_direct(configs[name], requests[k, sub], args.reps)
-                    if answers != counts[k][sub]["ops"] + 1:
-                        raise SystemExit(f"{name}: {answers} answers to {counts[k][sub]['ops'] + 1} requests "
-                                         f"({k}x, {sub})")
-                    row[k], row[f"cpu{k}"] = wall, cpu
-                    points.append((k, wall["median"]))
-                    cpu_points.append((k, cpu["median"]))
-                per_copy, startup = slope(points)
-                per_copy_cpu, startup_cpu = slope(cpu_points)
-                one = counts[1][sub]
-                row.update(vectors_per_s=per_copy * one["vectors"], ops_per_s=per_copy * one["ops"],
-                           mb_per_s=per_copy * one["mb"], startup_s=startup,
-                           vectors_per_cpu_s=per_copy_cpu * one["vectors"], startup_cpu_s=startup_cpu)
-                res["direct"][name][sub] = row
-                print(f"runner alone {name:6} {sub:5}: " + ", ".join(f"{k}x {row[k]['median']:.2f} s" for k in sizes)
-                      + f" -> {row['vectors_per_s']:,.0f} vectors/s ({row['ops_per_s']:,.0f} ops/s, "
-                      f"{row['mb_per_s']:.0f} MB/s of requests), start-up {startup:.2f} s; per CPU second "
-                      f"{row['vectors_per_cpu_s']:,.0f} vectors (CPU at " +
-                      ", ".join(f"{k}x {row[f'cpu{k}']['median']:.2f} s" for k in sizes) + ")")
+                    for tree in trees:      # the older tree's runner right after this one's, at each size
+                        wall, cpu, answers = runner_direct(configs[tree][name], requests[k, sub], args.reps)
+                        if answers != counts[k][sub]["ops"] + 1:
+                            raise SystemExit(f"{name} ({tree}): {answers} answers to {counts[k][sub]['ops'] + 1} "
+                                             f"requests ({k}x, {sub})")
+                        wall_points, cpu_points, row = points[tree]
+                        row[k], row[f"cpu{k}"] = wall, cpu
+                        wall_points.append((k, wall["median"]))
+                        cpu_points.append((k, cpu["median"]))
+                for tree, (wall_points, cpu_points, row) in points.items():
+                    per_copy, startup = slope(wall_points)
+                    per_copy_cpu, startup_cpu = slope(cpu_points)
+                    one = counts[1][sub]
+                    row.update(vectors_per_s=per_copy * one["vectors"], ops_per_s=per_copy * one["ops"],
+                               mb_per_s=per_copy * one["mb"], startup_s=startup,
+                               vectors_per_cpu_s=per_copy_cpu * one["vectors"], startup_cpu_s=startup_cpu)
+                    into = res["direct"] if tree == "new" else res["against"]["direct"]
+                    into.setdefault(name, {})[sub] = row
+                    print(f"runner alone {name:6} {sub:5}{'' if tree == 'new' else ' (older tree)'}: "
+                          + ", ".join(f"{k}x {row[k]['median']:.2f} s" for k in sizes)
+                          + f" -> {row['vectors_per_s']:,.0f} vectors/s ({row['ops_per_s']:,.0f} ops/s, "
+                          f"{row['mb_per_s']:.0f} MB/s of requests), start-up {startup:.2f} s; per CPU second "
+                          f"{row['vectors_per_cpu_s']:,.0f} vectors (CPU at " +
+                          ", ".join(f"{k}x {row[f'cpu{k}']['median']:.2f} s" for k in sizes) + ")")
         big = [args.copies] if not args.quick else []
         for name in runners:
             row = {}
@@ -344,9 +380,15 @@ def markdown(res, runners, sizes, copies, quick):
     for n, s in res["floor_each"].items():
         lines.append(f"| floor {n}: bare start-up + one corpus parse | {s['median']:.2f} s | "
                      f"{s['min']:.2f} - {s['max']:.2f} s | {res['floor_each_cpu'][n]['median']:.2f} s | {s['n']} |")
-    lines += [f"| floor, all at once | {f['median']:.2f} s | {f['min']:.2f} - {f['max']:.2f} s | "
-              f"{res['floor_cpu']:.2f} s | {f['n']} |",
-              "", f"**Ratio verify / floor: {res['ratio']:.1f} wall, {res['ratio_cpu']:.1f} CPU** (goal <= {RATIO_GOAL}).",
+    lines.append(f"| floor, all at once | {f['median']:.2f} s | {f['min']:.2f} - {f['max']:.2f} s | "
+                 f"{res['floor_cpu']:.2f} s | {f['n']} |")
+    a = res.get("against")
+    if a:
+        lines.append(f"| warm `make verify` of the older tree ({a['commit']}), interleaved with the above | "
+                     f"{a['verify']['median']:.2f} s | {a['verify']['min']:.2f} - {a['verify']['max']:.2f} s | "
+                     f"{a['verify_cpu']['median']:.2f} s | {a['verify']['n']} |")
+    lines += ["", f"**Ratio verify / floor: {res['ratio']:.1f} wall, {res['ratio_cpu']:.1f} CPU** (goal <= {RATIO_GOAL})"
+              + (f"; the older tree ({a['commit']}): {a['ratio']:.1f} wall, {a['ratio_cpu']:.1f} CPU." if a else "."),
               "", f"Throughput (slope over {', '.join(f'{k}x' for k in sizes)} copies of the corpus, so start-up drops "
               "out; 'small' = the ops whose request line is at most 1 KiB; 'per CPU s' uses the runner's CPU time, "
               "which load from other processes distorts least):", "",
@@ -364,6 +406,14 @@ def markdown(res, runners, sizes, copies, quick):
         if not quick:
             cells.append(f"{h['vectors_per_s']:,.0f} ({h['vectors_per_cpu_s']:,.0f})")
         lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    if a:
+        lines += ["", f"Runners alone, vectors per CPU second, older tree ({a['commit']}) -> this one "
+                  f"({res['commit']}), each pair measured back to back:", "",
+                  "| runner | all | small |", "|---|---|---|"]
+        for n in runners:
+            lines.append(f"| {n} | " + " | ".join(
+                f"{a['direct'][n][sub]['vectors_per_cpu_s']:,.0f} -> {res['direct'][n][sub]['vectors_per_cpu_s']:,.0f}"
+                for sub in SUBSETS) + " |")
     sp, pr = res["split"], res["profile"]
     lines += ["", f"One in-process run of all runners: wall {sp['wall']:.2f} s, harness CPU {sp['harness_cpu']:.2f} s "
               f"(one Python process), runner CPU {sp['runner_cpu']:.2f} s.", "",
