@@ -178,13 +178,59 @@ func nonNil(b []byte) []byte {
 
 // ---------------------------------------------------------------- decode
 
+// typed is a decoded value with at most one member beside "type": every kind of the MessagePack layer but ext
+// (Ignite types and ext stay obj). The response writer writes it as {"type": Type, Key: Value} (no Key: nil)
+// without the map an obj costs per value: the corpus decodes 65,535-element arrays and maps.
+type typed struct {
+	Type, Key string
+	Value     any // string, bool, []any (array items) or [][2]any (map entries)
+}
+
+// plain is v with every typed value made an obj, as encoding/json reads the response back.
+func plain(v any) any {
+	t, ok := v.(typed)
+	if !ok {
+		return v
+	}
+	o := obj{"type": t.Type}
+	switch member := t.Value.(type) {
+	case []any:
+		items := make([]any, len(member))
+		for i, item := range member {
+			items[i] = plain(item)
+		}
+		o[t.Key] = items
+	case [][2]any:
+		entries := make([]any, len(member))
+		for i, e := range member {
+			entries[i] = []any{plain(e[0]), plain(e[1])}
+		}
+		o[t.Key] = entries
+	default:
+		if t.Key != "" {
+			o[t.Key] = member
+		}
+	}
+	return o
+}
+
 type decoder struct {
 	r   *bytes.Reader
 	d   *msgpack.Decoder
 	era string
 }
 
+// decodeAll is the values of data as maps (obj), for the Binary Tuple formats, which look into them.
 func decodeAll(data []byte, era string) ([]any, error) {
+	values, err := decodeValues(data, era)
+	for i, v := range values {
+		values[i] = plain(v)
+	}
+	return values, err
+}
+
+// decodeValues is the values of data as the decoder builds them (typed or obj), for the response writer.
+func decodeValues(data []byte, era string) ([]any, error) {
 	// bytes.Reader is an io.ByteScanner, so the library reads it directly (no bufio buffer in between) and
 	// r.Len() is exactly what is left: every declared length and count is checked against it before use.
 	r := bytes.NewReader(data)
@@ -235,21 +281,21 @@ func (d *decoder) value(depth int) (any, error) {
 	switch {
 	case c <= 0x7f || (0xcc <= c && c <= 0xcf): // positive fixint, uint 8/16/32/64
 		n, err := d.d.DecodeUint64()
-		return obj{"type": "int", "value": strconv.FormatUint(n, 10)}, err
+		return typed{"int", "value", strconv.FormatUint(n, 10)}, err
 	case c >= 0xe0 || (0xd0 <= c && c <= 0xd3): // negative fixint, int 8/16/32/64
 		n, err := d.d.DecodeInt64()
-		return obj{"type": "int", "value": strconv.FormatInt(n, 10)}, err
+		return typed{"int", "value", strconv.FormatInt(n, 10)}, err
 	case c == 0xc0:
-		return obj{"type": "nil"}, d.d.DecodeNil()
+		return typed{Type: "nil"}, d.d.DecodeNil()
 	case c == 0xc2 || c == 0xc3:
 		b, err := d.d.DecodeBool()
-		return obj{"type": "bool", "value": b}, err
+		return typed{"bool", "value", b}, err
 	case c == 0xca: // DecodeFloat32 keeps the bits; DecodeFloat64 would widen (quieting an sNaN)
 		f, err := d.d.DecodeFloat32()
-		return obj{"type": "float32", "bits": hex32(math.Float32bits(f))}, err
+		return typed{"float32", "bits", hex32(math.Float32bits(f))}, err
 	case c == 0xcb:
 		f, err := d.d.DecodeFloat64()
-		return obj{"type": "float64", "bits": hex64(math.Float64bits(f))}, err
+		return typed{"float64", "bits", hex64(math.Float64bits(f))}, err
 	case (0xa0 <= c && c <= 0xbf) || (0xd9 <= c && c <= 0xdb) || (0xc4 <= c && c <= 0xc6):
 		return d.strOrBin(c)
 	case (0x90 <= c && c <= 0x9f) || c == 0xdc || c == 0xdd:
@@ -273,14 +319,14 @@ func (d *decoder) strOrBin(c byte) (any, error) {
 		return nil, err
 	}
 	if 0xc4 <= c && c <= 0xc6 {
-		return obj{"type": "bin", "hex": hex.EncodeToString(b)}, nil
+		return typed{"bin", "hex", hex.EncodeToString(b)}, nil
 	}
 	// The library's DecodeString does not validate UTF-8; utf8.Valid rejects overlong forms, surrogates,
 	// code points above U+10FFFF and bad or missing continuation bytes.
 	if !utf8.Valid(b) {
 		return nil, wireErr("invalid.utf8", "str payload is not well-formed UTF-8")
 	}
-	return obj{"type": "str", "value": string(b)}, nil
+	return typed{"str", "value", string(b)}, nil
 }
 
 func (d *decoder) array(depth int) (any, error) {
@@ -302,7 +348,7 @@ func (d *decoder) array(depth int) (any, error) {
 		}
 		items = append(items, v)
 	}
-	return obj{"type": "array", "items": items}, nil
+	return typed{"array", "items", items}, nil
 }
 
 func (d *decoder) mapValue(depth int) (any, error) {
@@ -317,7 +363,7 @@ func (d *decoder) mapValue(depth int) (any, error) {
 		return nil, err
 	}
 	// Entries in wire order, duplicates and any key type kept: never a Go map.
-	entries := make([]any, 0, n)
+	entries := make([][2]any, 0, n)
 	for i := 0; i < n; i++ {
 		k, err := d.value(depth + 1)
 		if err != nil {
@@ -327,9 +373,9 @@ func (d *decoder) mapValue(depth int) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		entries = append(entries, []any{k, v})
+		entries = append(entries, [2]any{k, v})
 	}
-	return obj{"type": "map", "entries": entries}, nil
+	return typed{"map", "entries", entries}, nil
 }
 
 func (d *decoder) ext() (any, error) {

@@ -79,7 +79,7 @@ func handle(req *request) (obj, error) {
 		}
 		var values []any
 		if format == "msgpack" {
-			values, err = decodeAll(data, req.Era)
+			values, err = decodeValues(data, req.Era)
 		} else {
 			values, err = decodeFormat(format, data, req.Era, req.Columns)
 		}
@@ -123,8 +123,7 @@ func main() {
 	}
 	in := bufio.NewReaderSize(os.Stdin, 1<<20) // lines have no length limit (ReadBytes grows as needed)
 	out := bufio.NewWriter(os.Stdout)
-	enc := json.NewEncoder(out)
-	enc.SetEscapeHTML(false)
+	w := &responses{out: out}
 	for {
 		// Answers are written as requests are read, and flushed whenever the next read could block (no complete
 		// line is buffered): one write per batch the harness sends, never an answer held back (PROTOCOL.md 1).
@@ -138,7 +137,7 @@ func main() {
 			var req request
 			if jerr := json.Unmarshal(line, &req); jerr != nil {
 				if id, ok := requestID(line); ok { // e.g. nested deeper than encoding/json reads (10,000)
-					write(enc, obj{"id": id, "skipped": "unreadable request: " + jerr.Error()})
+					w.write(obj{"id": id, "skipped": "unreadable request: " + jerr.Error()})
 				} else {
 					logf("unreadable request line, no id to answer (%v): %.200s", jerr, line)
 				}
@@ -148,9 +147,9 @@ func main() {
 				if req.Protocol.String() != fmt.Sprint(protocol) {
 					logf("harness speaks protocol %s, this runner %d", req.Protocol, protocol)
 				}
-				write(enc, startResponse())
+				w.write(startResponse())
 			} else if req.ID != nil {
-				write(enc, answer(&req))
+				w.write(answer(&req))
 			} else {
 				logf("request without id ignored: %.200s", line)
 			}
@@ -166,8 +165,15 @@ func main() {
 	out.Flush()
 }
 
-func write(enc *json.Encoder, v obj) {
-	if err := enc.Encode(v); err != nil { // Encode ends the line with \n
+// responses writes one response a line (response.go), through one buffer reused for every response.
+type responses struct {
+	out  *bufio.Writer
+	line []byte
+}
+
+func (w *responses) write(v obj) {
+	w.line = append(appendJSON(w.line[:0], v), '\n')
+	if _, err := w.out.Write(w.line); err != nil {
 		logf("cannot write a response: %v", err)
 		os.Exit(1)
 	}

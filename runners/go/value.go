@@ -62,10 +62,22 @@ type scalar struct {
 
 func (s *scalar) UnmarshalJSON(raw []byte) error {
 	if len(raw) > 0 && raw[0] == '"' {
-		return json.Unmarshal(raw, &s.str)
+		return unmarshalString(raw, &s.str)
 	}
 	s.isBool = true
 	return json.Unmarshal(raw, &s.b)
+}
+
+// unmarshalString is json.Unmarshal of a JSON string, without a second pass of encoding/json over the common
+// one: printable ASCII with no escape, copied as it is (an int's digits, a hex payload of the big requests).
+func unmarshalString(raw []byte, into *string) error {
+	for _, c := range raw[1 : len(raw)-1] {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return json.Unmarshal(raw, into)
+		}
+	}
+	*into = string(raw[1 : len(raw)-1])
+	return nil
 }
 
 // bitsField is "bits": a float's bit pattern (hex) or a bitmask's indices.
@@ -76,7 +88,7 @@ type bitsField struct {
 
 func (f *bitsField) UnmarshalJSON(raw []byte) error {
 	if len(raw) > 0 && raw[0] == '"' {
-		return json.Unmarshal(raw, &f.hex)
+		return unmarshalString(raw, &f.hex)
 	}
 	return json.Unmarshal(raw, &f.indices)
 }
