@@ -955,7 +955,7 @@ func collectionParts(values []Value) ([][]byte, error) {
 	return parts, nil
 }
 
-func binValue(b []byte) Value { return Value{Type: "bin", Hex: hex.EncodeToString(b)} }
+func binValue(b []byte) Value { return Value{Type: "bin", Fields: &Fields{Hex: hex.EncodeToString(b)}} }
 
 func encodeFormat(format string, values []Value, era string) ([]byte, error) {
 	switch format {
@@ -1010,7 +1010,7 @@ func encodeFormat(format string, values []Value, era string) ([]byte, error) {
 				return nil, err
 			}
 		}
-		return encodeAll([]Value{{Type: "bitmask", Era: era, Bits: bitsField{indices: bits}}, binValue(writeTuple(parts, nil))})
+		return encodeAll([]Value{{Type: "bitmask", Fields: &Fields{Era: era, Bits: bitsField{indices: bits}}}, binValue(writeTuple(parts, nil))})
 	case "collection":
 		if len(values) == 0 {
 			return encodeAll([]Value{{Type: "nil"}})
@@ -1031,7 +1031,8 @@ func encodeFormat(format string, values []Value, era string) ([]byte, error) {
 		}
 		if v.Type == "MARSHALLED" {
 			kind := Value{Type: "int", Value: scalar{str: strconv.Itoa(computeMarshalled)}}
-			return encodeAll([]Value{kind, {Type: "bin", Hex: v.Hex}})
+			v.withFields()
+			return encodeAll([]Value{kind, {Type: "bin", Fields: &Fields{Hex: v.Hex}}})
 		}
 		parts, err := triple(v)
 		if err != nil {

@@ -75,6 +75,7 @@ func encodeValue(e *msgpack.Encoder, v *Value) error {
 		}
 		return e.EncodeBytes(nonNil(b)) // c4/c5/c6 (a nil slice would be written as nil, c0)
 	case "array":
+		v.withFields()
 		if err := checkLength(len(v.Items), "array"); err != nil {
 			return err
 		}
@@ -88,6 +89,7 @@ func encodeValue(e *msgpack.Encoder, v *Value) error {
 		}
 		return nil
 	case "map":
+		v.withFields()
 		if err := checkLength(len(v.Entries), "map"); err != nil {
 			return err
 		}
@@ -186,8 +188,8 @@ type typed struct {
 	Value     any // string, bool, []any (array items) or [][2]any (map entries)
 }
 
-// plain is v with every typed value made an obj, as encoding/json reads the response back.
-func plain(v any) any {
+// asObj is v with every typed value made an obj, as encoding/json reads the response back.
+func asObj(v any) any {
 	t, ok := v.(typed)
 	if !ok {
 		return v
@@ -197,13 +199,13 @@ func plain(v any) any {
 	case []any:
 		items := make([]any, len(member))
 		for i, item := range member {
-			items[i] = plain(item)
+			items[i] = asObj(item)
 		}
 		o[t.Key] = items
 	case [][2]any:
 		entries := make([]any, len(member))
 		for i, e := range member {
-			entries[i] = []any{plain(e[0]), plain(e[1])}
+			entries[i] = []any{asObj(e[0]), asObj(e[1])}
 		}
 		o[t.Key] = entries
 	default:
@@ -224,7 +226,7 @@ type decoder struct {
 func decodeAll(data []byte, era string) ([]any, error) {
 	values, err := decodeValues(data, era)
 	for i, v := range values {
-		values[i] = plain(v)
+		values[i] = asObj(v)
 	}
 	return values, err
 }

@@ -121,7 +121,8 @@ func main() {
 		logf("cannot read the registry %s: %v", registryPath, err)
 		os.Exit(2)
 	}
-	in := bufio.NewReaderSize(os.Stdin, 1<<20) // lines have no length limit (ReadBytes grows as needed)
+	in := bufio.NewReaderSize(os.Stdin, 1<<20)
+	var line []byte // reused for every request (lines have no length limit)
 	out := bufio.NewWriter(os.Stdout)
 	w := &responses{out: out}
 	for {
@@ -132,7 +133,8 @@ func main() {
 				os.Exit(1)
 			}
 		}
-		line, err := in.ReadBytes('\n')
+		var err error
+		line, err = readLine(in, line[:0])
 		if len(line) > 0 && !isBlank(line) {
 			var req request
 			if jerr := json.Unmarshal(line, &req); jerr != nil {
@@ -176,6 +178,17 @@ func (w *responses) write(v obj) {
 	if _, err := w.out.Write(w.line); err != nil {
 		logf("cannot write a response: %v", err)
 		os.Exit(1)
+	}
+}
+
+// readLine appends the next line to buf, as in.ReadBytes('\n') returns it, without a new slice per line.
+func readLine(in *bufio.Reader, buf []byte) ([]byte, error) {
+	for {
+		chunk, err := in.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if err != bufio.ErrBufferFull {
+			return buf, err
+		}
 	}
 }
 
