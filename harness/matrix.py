@@ -82,7 +82,8 @@ def run(final, plan, corpus_version, timeout, start_timeout, window, out, max_fa
     encodes = [op for op in plan if op.name == "encode" and op.vector["kind"] == "value"]
     emitted = {(config.name, op.vector_id): _bytes_of(result.outcomes.get(op.key))
                for config, result, _, _ in final for op in encodes}
-    own = {(v.runner, v.vector, v.op): v for _, _, verdicts, _ in final for v in verdicts}
+    # Each runner's own outcomes, by op key: a verdict's 'outcome' is its Outcome's verdict.
+    own = {config.name: result.outcomes for config, result, _, _ in final}
 
     # Each consumer's decode requests: the distinct bytes the other runners wrote for each vector that are not
     # the corpus's (those the consumer decoded in its own op: its outcome there is reused).
@@ -162,8 +163,8 @@ def _classify(vector, hex_, outcome, own, producer, consumer):
         return "xfail"
     same_op = _corpus_op(vector, hex_)
     if same_op is not None:
-        return "xfail" if own[(consumer, vector["id"], same_op)].outcome != "pass" else "fail"
-    return "xfail" if own[(producer, vector["id"], "encode")].outcome != "pass" else "fail"
+        return "xfail" if own[consumer][(vector["id"], same_op)].verdict != "pass" else "fail"
+    return "xfail" if own[producer][(vector["id"], "encode")].verdict != "pass" else "fail"
 
 
 def _decode_all(work, corpus_version, timeout, start_timeout, window, out, max_faults):
