@@ -67,4 +67,17 @@ static class Fields
     public static byte[] Hex(JsonElement obj, string name) => Convert.FromHexString(Text(obj, name));
 
     public static string Hex(ReadOnlySpan<byte> bytes) => Convert.ToHexStringLower(bytes);
+
+    static byte[] hexScratch = new byte[256];   // the runner answers one request at a time, on one thread
+
+    /// <summary>A lowercase hex string field, formatted as UTF-8 in a reused buffer (no string of the digits).</summary>
+    public static void WriteHex(Utf8JsonWriter output, JsonEncodedText name, ReadOnlySpan<byte> bytes)
+    {
+        if (hexScratch.Length < 2 * bytes.Length)
+        {
+            hexScratch = new byte[Math.Max(2 * bytes.Length, 2 * hexScratch.Length)];
+        }
+        Convert.TryToHexStringLower(bytes, hexScratch, out int written);
+        output.WriteString(name, hexScratch.AsSpan(0, written));
+    }
 }
