@@ -273,7 +273,8 @@ def judge_runs(runs, plan, entries, required, stale_checked, catalog):
     final = []
     for config, result in runs:
         result.unmet = capabilities.unmet(required, result.info) if result.info else []
-        verdicts = results.build(config.name, plan, result.outcomes)
+        verdicts = result.verdicts if result.verdicts is not None else results.build(config.name, plan,
+                                                                                     result.outcomes)
         advice = expectations.apply(entries[config.name], verdicts, stale_checked, catalog.scope, corpus_scope)
         final.append((config, result, verdicts, advice))
     return final
@@ -309,6 +310,14 @@ def run_all(configs, plan, corpus_version, args, start_timeout, out, on_outcome=
 
     errors = []
 
+    def finished(i):
+        # A runner's verdicts are made as soon as its session ends, while slower runners still run (on a core
+        # that is free by then), not after the last one. judge_runs makes them if this did not.
+        try:
+            results_[i].verdicts = results.build(configs[i].name, plan, results_[i].outcomes)
+        except Exception:   # noqa: BLE001 - judge_runs builds them again and reports the error there
+            results_[i].verdicts = None
+
     def work(i):
         try:
             session = Session(configs[i], corpus_version, args.timeout, start_timeout, args.window, logs[i],
@@ -317,6 +326,8 @@ def run_all(configs, plan, corpus_version, args, start_timeout, out, on_outcome=
         except BaseException as e:     # a harness bug: report it after the other runners finish
             errors.append(e)
             stop_all()                 # the run is incomplete anyway: do not wait for the other runners
+            return
+        finished(i)
 
     # Compile the response checks once, before the threads (or forked workers) share them.
     for cmd in ("start", "encode", "decode"):
@@ -326,7 +337,7 @@ def run_all(configs, plan, corpus_version, args, start_timeout, out, on_outcome=
         def make_session(i, send_outcome):
             return Session(configs[i], corpus_version, args.timeout, start_timeout, args.window, logs[i],
                            args.max_faults, send_outcome)
-        error = workers.run_all([c.name for c in configs], make_session, plan, results_, on_outcome)
+        error = workers.run_all([c.name for c in configs], make_session, plan, results_, on_outcome, finished)
         if error:
             errors.append(error)
     else:

@@ -38,6 +38,7 @@ class RunnerResult:
     restarts: int = 0
     unmet: list = field(default_factory=list)       # --require capabilities it does not claim (set by the cli)
     abandoned: str = None          # why the runner was given up, if it was
+    verdicts: list = None          # results.build's verdicts, made as soon as the session ended (cli.run_all)
 
 
 class Session:
