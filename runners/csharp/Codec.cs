@@ -3,6 +3,7 @@ using System.Buffers;
 using System.Globalization;
 using System.IO;
 using System.Numerics;
+using System.Runtime.InteropServices;
 using System.Text;
 using System.Text.Json;
 using System.Text.Json.Nodes;
@@ -41,7 +42,7 @@ sealed class Codec(IgniteExt ignite)
     /// JSON array of typed values straight to <paramref name="output"/> (no tree of nodes). On an error the output
     /// holds a partial array: the caller discards it.
     /// </summary>
-    public void Decode(byte[] input, string era, Utf8JsonWriter output)
+    public void Decode(ReadOnlyMemory<byte> input, string era, Utf8JsonWriter output)
     {
         var reader = new MessagePackReader(input);
         output.WriteStartArray();
@@ -71,7 +72,7 @@ sealed class Codec(IgniteExt ignite)
     }
 
     /// <summary>One value; <paramref name="depth"/> is the number of enclosing arrays and maps.</summary>
-    void Value(ref MessagePackReader reader, byte[] input, string era, int depth, Utf8JsonWriter output)
+    void Value(ref MessagePackReader reader, ReadOnlyMemory<byte> input, string era, int depth, Utf8JsonWriter output)
     {
         switch (reader.NextMessagePackType)
         {
@@ -201,10 +202,10 @@ sealed class Codec(IgniteExt ignite)
         output.WriteEndObject();
     }
 
-    static long Remaining(ref MessagePackReader reader, byte[] input) => input.Length - reader.Consumed;
+    static long Remaining(ref MessagePackReader reader, ReadOnlyMemory<byte> input) => input.Length - reader.Consumed;
 
     /// <summary>An array or map count, refused when it would nest too deep or cannot fit in the bytes left.</summary>
-    static int ContainerHeader(ref MessagePackReader reader, byte[] input, int depth, bool isMap)
+    static int ContainerHeader(ref MessagePackReader reader, ReadOnlyMemory<byte> input, int depth, bool isMap)
     {
         WireError.Check(depth < MaxDepth, "limit.depth", $"nesting deeper than {MaxDepth}");
         int count = isMap ? reader.ReadMapHeader() : reader.ReadArrayHeader();
@@ -213,7 +214,7 @@ sealed class Codec(IgniteExt ignite)
     }
 
     /// <summary>Refuses a declared size before anything is iterated or allocated for it.</summary>
-    static void Need(ref MessagePackReader reader, byte[] input, long count, long bytesEach, string what)
+    static void Need(ref MessagePackReader reader, ReadOnlyMemory<byte> input, long count, long bytesEach, string what)
     {
         long left = Remaining(ref reader, input);
         if (count > left / bytesEach)
@@ -227,8 +228,9 @@ sealed class Codec(IgniteExt ignite)
     /// reader for these, and for a 32-bit length above 2^31-1 it throws ArgumentOutOfRangeException, not
     /// EndOfStreamException; read the header bytes at the cursor instead.
     /// </summary>
-    static void CheckPayload(ref MessagePackReader reader, byte[] input, string what)
+    static void CheckPayload(ref MessagePackReader reader, ReadOnlyMemory<byte> memory, string what)
     {
+        ReadOnlySpan<byte> input = memory.Span;
         int at = (int)reader.Consumed;
         byte code = input[at];
         int width = code switch
@@ -311,10 +313,10 @@ sealed class Codec(IgniteExt ignite)
                 writer.Write(BitConverter.Int64BitsToDouble(long.Parse(Fields.Text(value, "bits"), NumberStyles.AllowHexSpecifier)));
                 break;
             case "str":   // WriteString(utf8) writes a str family header sized from the bytes: fixstr/d9/da/db
-                writer.WriteString(StrictUtf8Bytes(Fields.Text(value, "value")));
+                writer.WriteString(StrictUtf8Field(value, "value"));
                 break;
             case "bin":   // Write(ReadOnlySpan<byte>) writes the bin family: c4/c5/c6
-                writer.Write(Fields.Hex(value, "hex").AsSpan());
+                writer.Write(Fields.HexView(value, "hex").Span);
                 break;
             case "array":
                 JsonElement items = Fields.Array(value, "items");
@@ -340,7 +342,7 @@ sealed class Codec(IgniteExt ignite)
             case "ext":
                 BigInteger code = Fields.Integer(value, "code");
                 WireError.Check(code >= sbyte.MinValue && code <= sbyte.MaxValue, "unrepresentable", $"ext code {code} outside -128..127");
-                WriteExt(ref writer, (sbyte)code, Fields.Hex(value, "hex"));
+                WriteExt(ref writer, (sbyte)code, Fields.HexView(value, "hex").Span);
                 break;
             default:   // an Ignite type; IgniteExt refuses what the value's era does not assign
                 (sbyte extCode, byte[] payload) = ignite.Encode(value);
@@ -375,6 +377,23 @@ sealed class Codec(IgniteExt ignite)
     {
         writer.WriteExtensionFormatHeader(new ExtensionHeader(code, payload.Length));
         writer.WriteRaw(payload);
+    }
+
+    /// <summary>
+    /// A str field's UTF-8: the request's own bytes when the token has no escapes and is valid UTF-8 (no string of
+    /// it), else decoded and re-encoded strictly.
+    /// </summary>
+    static ReadOnlySpan<byte> StrictUtf8Field(JsonElement value, string name)
+    {
+        if (value.TryGetProperty(name, out JsonElement field) && field.ValueKind == JsonValueKind.String)
+        {
+            ReadOnlySpan<byte> raw = JsonMarshal.GetRawUtf8Value(field)[1..^1];   // the raw token, without its quotes
+            if (!raw.Contains((byte)'\\') && System.Text.Unicode.Utf8.IsValid(raw))
+            {
+                return raw;
+            }
+        }
+        return StrictUtf8Bytes(Fields.Text(value, name));
     }
 
     /// <summary>The library's Write(string) would turn a lone surrogate into U+FFFD (ef bf bd); refuse it instead.</summary>

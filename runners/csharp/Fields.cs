@@ -1,4 +1,6 @@
 using System;
+using System.Buffers;
+using System.Runtime.InteropServices;
 using System.Globalization;
 using System.Numerics;
 using System.Text.Json;
@@ -65,6 +67,33 @@ static class Fields
     }
 
     public static byte[] Hex(JsonElement obj, string name) => Convert.FromHexString(Text(obj, name));
+
+    static byte[] hexIn = new byte[256];
+
+    /// <summary>
+    /// A hex string field's bytes, decoded from the request's UTF-8 into a reused buffer (no string of the digits):
+    /// valid until the next call. A field with escapes or bad digits goes through <see cref="Hex(JsonElement, string)"/>
+    /// and its diagnosis.
+    /// </summary>
+    public static ReadOnlyMemory<byte> HexView(JsonElement obj, string name)
+    {
+        if (obj.TryGetProperty(name, out JsonElement field) && field.ValueKind == JsonValueKind.String)
+        {
+            ReadOnlySpan<byte> digits = JsonMarshal.GetRawUtf8Value(field)[1..^1];   // the raw token, without its quotes
+            if (digits.Length % 2 == 0)
+            {
+                if (hexIn.Length < digits.Length / 2)
+                {
+                    hexIn = new byte[Math.Max(digits.Length / 2, 2 * hexIn.Length)];
+                }
+                if (Convert.FromHexString(digits, hexIn, out _, out int written) == OperationStatus.Done)
+                {
+                    return hexIn.AsMemory(0, written);
+                }
+            }
+        }
+        return Hex(obj, name);
+    }
 
     public static string Hex(ReadOnlySpan<byte> bytes) => Convert.ToHexStringLower(bytes);
 

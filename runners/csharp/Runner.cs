@@ -212,7 +212,7 @@ static partial class Runner
                     else if (cmd == "decode")
                     {
                         output.WritePropertyName(ValuesKey);
-                        tuples.Decode(format, Fields.Hex(request, "hex"), era, columns).WriteTo(output);
+                        tuples.Decode(format, Fields.HexView(request, "hex").ToArray(), era, columns).WriteTo(output);
                     }
                     else
                     {
@@ -228,7 +228,7 @@ static partial class Runner
                 else if (cmd == "decode")
                 {
                     output.WritePropertyName(ValuesKey);
-                    codec.Decode(Fields.Hex(request, "hex"), era, output);
+                    codec.Decode(Fields.HexView(request, "hex"), era, output);
                 }
                 else
                 {
