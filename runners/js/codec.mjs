@@ -374,8 +374,10 @@ function containerHeader(count, fixBase, head16) {
 /** @param {string} hex */
 export function fromHex(hex) {
   if (hex.length % 2 !== 0 || NOT_HEX.test(hex)) throw new TypeError(`not lower-case hex: ${hex.slice(0, 40)}`);
-  const bytes = new Uint8Array(hex.length / 2); // its own ArrayBuffer at offset 0 (Buffer.from may share a pool)
-  Buffer.from(bytes.buffer).write(hex, "hex");
-  return bytes;
+  // Callers get a Uint8Array of their own (binaryTuple reverses copies made with slice(), which on a Buffer
+  // would be a view). A small Buffer.from lives in Node's shared pool and is copied out; a large one owns its
+  // ArrayBuffer, which is taken over without a copy.
+  const b = Buffer.from(hex, "hex");
+  return b.byteOffset === 0 && b.buffer.byteLength === b.length ? new Uint8Array(b.buffer) : new Uint8Array(b);
 }
 const NOT_HEX = /[^0-9a-f]/;
