@@ -11,7 +11,7 @@ REPORT_FORMAT = 1
 
 def build(corpus, registry_version, selection, runs, incomplete=None):
     """runs: [(config, RunnerResult, [Verdict], Advice)]; incomplete: why the run stopped early, if it did."""
-    runners, records, shared = [], Encoded(), ({}, {}, {})
+    runners, records, shared = [], Encoded(), shared_pieces()
     for config, result, verdicts, advice in runs:
         info = result.info or {}
         runners.append({
@@ -34,7 +34,8 @@ def build(corpus, registry_version, selection, runs, incomplete=None):
                 "remove": advice.remove,
             },
         })
-        records += _records(verdicts, shared)
+        made = getattr(result, "records", None)     # made when the runner's session ended (cli.verify)
+        records += made if made is not None else _records(verdicts, shared)
     report = {
         "report_format": REPORT_FORMAT,
         "harness_version": VERSION,
@@ -64,6 +65,16 @@ def record(v):
 
 class Encoded(list):
     """Values' JSON texts, made already: write_layered writes each as it is, one per line."""
+
+
+def shared_pieces():
+    """The caches records() shares between runners (dicts: threads may use them at once)."""
+    return {}, {}, {}
+
+
+def records(verdicts, shared):
+    """The report.json records of verdicts whose expectations are applied, as build() writes them."""
+    return _records(verdicts, shared)
 
 
 def _records(verdicts, shared):

@@ -67,7 +67,10 @@ def run_all(names, make_session, plan, results, on_outcome=None, on_done=None):
                         setattr(results[i], name, value)
                     done.add(i)
                     if on_done:
-                        on_done(i)
+                        try:
+                            on_done(i)
+                        except Exception:   # noqa: BLE001 - a harness bug: reported, and the pipe still read
+                            errors.append(WorkerError(f"{names[i]}: {traceback.format_exc()}"))
                 else:
                     errors.append(WorkerError(f"{names[i]}: {payload}"))
         except EOFError:
