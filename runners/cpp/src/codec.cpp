@@ -1,5 +1,6 @@
 #include "codec.hpp"
 
+#include <charconv>
 #include <cstring>
 #include <limits>
 #include <optional>
@@ -48,8 +49,9 @@ using Bytes = std::vector<std::uint8_t>;
 
 // ---- decode ----------------------------------------------------------------------------------------------------
 
-// Builds typed values from nlohmann's SAX events. Returning false from an event stops nlohmann at once, so the
-// depth and declared-count checks in start_array/start_object run before the library recurses or reads on.
+// Writes typed values as JSON text from nlohmann's SAX events, in wire order (nothing goes through a json
+// document). Returning false from an event stops nlohmann at once, so the depth and declared-count checks in
+// start_array/start_object run before the library recurses or reads on.
 //
 // nlohmann's reader gives up on a map key that is not a str (parse_error.113), although the key is an ordinary
 // MessagePack value. The handler then records where that key starts and hands the open containers over to
@@ -58,39 +60,64 @@ using Bytes = std::vector<std::uint8_t>;
 // such a key (c1, truncation, nesting, bad UTF-8, bad ext payloads) is still classified by the same checks.
 class DecodeSax {
   public:
-    DecodeSax(const Bytes& input, ignite::Era era, const char* const* position)
-        : data_(input.data()), size_(input.size()), era_(era), position_(position) {}
+    DecodeSax(const Bytes& input, ignite::Era era, const char* const* position, std::string& out)
+        : data_(input.data()), size_(input.size()), era_(era), position_(position), out_(out) {}
 
-    bool null() { return emit({{"type", "nil"}}); }
-    bool boolean(bool b) { return emit({{"type", "bool"}, {"value", b}}); }
-    bool number_integer(std::int64_t v) { return emit({{"type", "int"}, {"value", std::to_string(v)}}); }
-    bool number_unsigned(std::uint64_t v) { return emit({{"type", "int"}, {"value", std::to_string(v)}}); }
+    bool null() { return scalar(R"({"type":"nil"})"); }
+    bool boolean(bool b) { return scalar(b ? R"({"type":"bool","value":true})" : R"({"type":"bool","value":false})"); }
+    bool number_integer(std::int64_t v) { return integer(v); }
+    bool number_unsigned(std::uint64_t v) { return integer(v); }
 
     // nlohmann hands every float over as a double, which hides ca vs cb and quiets float32 signalling NaNs:
     // take width and bits from the raw bytes instead.
     bool number_float(double, const std::string&) {
         const std::uint8_t* v = data_ + value_start_;
-        if (v[0] == 0xca) return emit({{"type", "float32"}, {"bits", to_hex(v + 1, 4)}});
-        if (v[0] == 0xcb) return emit({{"type", "float64"}, {"bits", to_hex(v + 1, 8)}});
-        return fail("malformed", "float event at a byte that is neither ca nor cb");
+        if (v[0] != 0xca && v[0] != 0xcb) return fail("malformed", "float event at a byte that is neither ca nor cb");
+        begin();
+        out_ += v[0] == 0xca ? R"({"type":"float32","bits":")" : R"({"type":"float64","bits":")";
+        append_hex(out_, v + 1, v[0] == 0xca ? 4 : 8);
+        out_ += "\"}";
+        return end();
     }
 
     // nlohmann does not check UTF-8 in MessagePack strings.
-    bool string(std::string& s) { return valid_utf8(s) ? emit({{"type", "str"}, {"value", s}}) : bad_utf8(); }
+    bool string(std::string& s) {
+        if (!valid_utf8(s)) return fail("invalid.utf8", "str payload is not well-formed UTF-8");
+        begin();
+        out_ += R"({"type":"str","value":)";
+        append_json_string(out_, s);
+        out_ += '}';
+        return end();
+    }
     bool key(std::string& s) { return string(s); }
 
     // bin and ext both arrive as binary: the format byte tells them apart. nlohmann stores the ext type it read
     // as int8 in an unsigned subtype (-1 -> 255), so casting back to int8 restores the code exactly.
     bool binary(json::binary_t& b) {
         std::uint8_t format = data_[value_start_];
-        if (format >= 0xc4 && format <= 0xc6) return emit({{"type", "bin"}, {"hex", to_hex(b.data(), b.size())}});
+        if (format >= 0xc4 && format <= 0xc6) {
+            begin();
+            out_ += R"({"type":"bin","hex":")";
+            append_hex(out_, b.data(), b.size());
+            out_ += "\"}";
+            return end();
+        }
         auto code = static_cast<std::int8_t>(b.subtype());
+        std::optional<ojson> typed;
         try {
-            if (auto typed = ignite::decode_ext(code, b, era_)) return emit(std::move(*typed));
+            typed = ignite::decode_ext(code, b, era_);
         } catch (const WireError& e) {
             return fail(e.error_class, e.what());
         }
-        return emit({{"type", "ext"}, {"code", code}, {"hex", to_hex(b.data(), b.size())}});
+        begin();
+        if (typed) {
+            out_ += typed->dump();  // ASCII: names, numbers, digits
+        } else {
+            out_ += R"({"type":"ext","code":)" + std::to_string(code) + R"(,"hex":")";
+            append_hex(out_, b.data(), b.size());
+            out_ += "\"}";
+        }
+        return end();
     }
 
     bool start_array(std::size_t count) { return open(false, count, count); }
@@ -128,7 +155,6 @@ class DecodeSax {
         value_start_ = consumed();
         resume_at_.reset();
     }
-    ojson& values() { return values_; }
     const std::optional<WireError>& error() const { return error_; }
     // Where to call sax_parse again after nlohmann gave up on a non-str key (its open containers are left to
     // the runner), if that is why the last parse stopped.
@@ -141,10 +167,9 @@ class DecodeSax {
   private:
     struct Frame {
         bool is_map;
-        std::size_t count;             // declared elements (map: entries)
-        ojson items = ojson::array();  // array items, or map entries as [key, value] pairs
-        std::optional<ojson> pending_key;
-        bool runner_driven = false;    // nlohmann gave up inside it: the runner closes it at its count
+        std::size_t elements;        // declared elements (map: keys and values)
+        std::size_t done = 0;        // elements written
+        bool runner_driven = false;  // nlohmann gave up inside it: the runner closes it at its count
     };
 
     std::size_t consumed() const { return static_cast<std::size_t>(*position_ - reinterpret_cast<const char*>(data_)); }
@@ -156,40 +181,56 @@ class DecodeSax {
         if (min_bytes > size_ - consumed())
             return fail("malformed.truncated", "declared count " + std::to_string(count) + " exceeds the " +
                                                    std::to_string(size_ - consumed()) + " bytes left");
-        stack_.push_back(Frame{is_map, count, ojson::array(), std::nullopt, false});
+        begin();
+        out_ += is_map ? R"({"type":"map","entries":[)" : R"({"type":"array","items":[)";
+        stack_.push_back(Frame{is_map, min_bytes});
         value_start_ = consumed();
         return true;
     }
 
     bool close() {
-        Frame top = std::move(stack_.back());
         stack_.pop_back();
-        if (top.is_map) return emit({{"type", "map"}, {"entries", std::move(top.items)}});
-        return emit({{"type", "array"}, {"items", std::move(top.items)}});
+        out_ += "]}";
+        return end();
     }
 
-    // A complete value: goes to the enclosing container, or to the top-level list.
-    bool emit(ojson v) {
-        value_start_ = consumed();  // nlohmann reads the next value's first byte next
+    bool scalar(const char* text) {
+        begin();
+        out_ += text;
+        return end();
+    }
+    template <class Int>
+    bool integer(Int v) {
+        char digits[24];
+        char* last = std::to_chars(digits, digits + sizeof digits, v).ptr;
+        begin();
+        out_ += R"({"type":"int","value":")";
+        out_.append(digits, last);
+        out_ += "\"}";
+        return end();
+    }
+
+    // Around each value's text: the separators of the enclosing container (a map's entries are [key, value]
+    // pairs), or of the top-level list.
+    void begin() {
         if (stack_.empty()) {
-            values_.push_back(std::move(v));
-            return true;
+            if (top_level_++) out_ += ',';
+        } else if (stack_.back().is_map) {
+            out_ += stack_.back().done % 2 ? "," : stack_.back().done ? ",[" : "[";
+        } else if (stack_.back().done) {
+            out_ += ',';
         }
+    }
+    bool end() {
+        value_start_ = consumed();  // nlohmann reads the next value's first byte next
+        if (stack_.empty()) return true;
         Frame& top = stack_.back();
-        if (!top.is_map) {
-            top.items.push_back(std::move(v));
-        } else if (!top.pending_key) {
-            top.pending_key = std::move(v);
-        } else {
-            top.items.push_back(ojson::array({std::move(*top.pending_key), std::move(v)}));
-            top.pending_key.reset();
-        }
+        if (++top.done % 2 == 0 && top.is_map) out_ += ']';
         // nlohmann sends end_array/end_object only for the containers it is still reading.
-        if (top.runner_driven && !top.pending_key && top.items.size() == top.count) return close();
+        if (top.runner_driven && top.done == top.elements) return close();
         return true;
     }
 
-    bool bad_utf8() { return fail("invalid.utf8", "str payload is not well-formed UTF-8"); }
     bool fail(const std::string& error_class, const std::string& message) {
         error_.emplace(error_class, message);
         return false;
@@ -199,9 +240,10 @@ class DecodeSax {
     std::size_t size_;
     ignite::Era era_;
     const char* const* position_;
+    std::string& out_;
     std::size_t value_start_ = 0;
+    std::size_t top_level_ = 0;  // top-level values written
     std::vector<Frame> stack_;
-    ojson values_ = ojson::array();
     std::optional<WireError> error_;
     std::optional<std::size_t> resume_at_;
     std::optional<std::string> non_str_key_;
@@ -215,6 +257,7 @@ class Writer {
 
     // depth: how many arrays/maps enclose v.
     void value(const ojson& v, std::size_t depth) {
+        if (v.is_binary()) return raw(v.get_binary());  // encoded by parse_request (below)
         const std::string type = text(v, "type");
         if (type == "nil") return library(json(nullptr));
         if (type == "bool") return library(json(field(v, "value").get<bool>()));
@@ -235,12 +278,15 @@ class Writer {
 
     Bytes take() { return std::move(out_); }
 
-  private:
+    // msgpack-c's write callback: appends to a Bytes.
     static int append(void* data, const char* buf, std::size_t len) {
         auto* out = static_cast<Bytes*>(data);
         out->insert(out->end(), buf, buf + len);
         return 0;
     }
+
+  private:
+    void raw(const Bytes& bytes) { out_.insert(out_.end(), bytes.begin(), bytes.end()); }
 
     static const ojson& field(const ojson& v, const char* name) {
         auto it = v.find(name);
@@ -260,15 +306,17 @@ class Writer {
     // int64 or uint64 by value; anything outside -2^63 .. 2^64-1 has no MessagePack form.
     static json integer(const std::string& decimal) {
         if (!bigint::is_decimal(decimal)) throw Unsupported("int value is not a decimal string");
-        Bytes twos = bigint::to_twos_complement(decimal);
-        bool negative = twos[0] & 0x80;
-        // uint64 max needs 9 bytes (00 ff..ff); every int64 fits in 8.
-        if (twos.size() > 9 || (twos.size() == 9 && (negative || twos[0] != 0)))
-            throw WireError("unrepresentable", "integer " + decimal + " is outside -2^63 .. 2^64-1");
-        std::uint64_t raw = negative ? ~std::uint64_t{0} : 0;
-        for (auto b : twos) raw = (raw << 8) | b;
-        if (negative) return json(static_cast<std::int64_t>(raw));
-        return json(raw);
+        const char* last = decimal.data() + decimal.size();
+        if (decimal[0] == '-') {
+            std::int64_t v;
+            auto [end, ec] = std::from_chars(decimal.data(), last, v);
+            if (ec == std::errc() && end == last) return json(v);
+        } else {
+            std::uint64_t v;
+            auto [end, ec] = std::from_chars(decimal.data(), last, v);
+            if (ec == std::errc() && end == last) return json(v);
+        }
+        throw WireError("unrepresentable", "integer " + decimal + " is outside -2^63 .. 2^64-1");
     }
 
     // nlohmann writes a double as float32 whenever the value survives the narrowing (1.5 -> ca), and
@@ -311,18 +359,25 @@ class Writer {
     // nlohmann can only write whole containers, and maps only with string keys: msgpack-c writes the headers
     // (smallest of fix/16/32) and the elements follow type-directed.
     void array(const ojson& items, std::size_t depth) {
-        if (!items.is_array()) throw Unsupported("array 'items' is not a list");
+        if (!items.is_array() && !items.is_binary()) throw Unsupported("array 'items' is not a list");
         too_deep(depth + 1);
+        if (items.is_binary()) return raw(items.get_binary());  // header and items, encoded by parse_request
         msgpack_pack_array(&packer_, items.size());
         for (const auto& item : items) value(item, depth + 1);
     }
     void map(const ojson& entries, std::size_t depth) {
-        if (!entries.is_array()) throw Unsupported("map 'entries' is not a list");
+        if (!entries.is_array() && !entries.is_binary()) throw Unsupported("map 'entries' is not a list");
         too_deep(depth + 1);
+        if (entries.is_binary()) return raw(entries.get_binary());  // header and entries, encoded by parse_request
         for (const auto& e : entries)
-            if (!e.is_array() || e.size() != 2) throw Unsupported("map entry is not a [key, value] pair");
+            if (!e.is_binary() && (!e.is_array() || e.size() != 2))
+                throw Unsupported("map entry is not a [key, value] pair");
         msgpack_pack_map(&packer_, entries.size());
         for (const auto& e : entries) {
+            if (e.is_binary()) {  // a pair parse_request encoded
+                raw(e.get_binary());
+                continue;
+            }
             value(e[0], depth + 1);
             value(e[1], depth + 1);
         }
@@ -337,16 +392,219 @@ class Writer {
     msgpack_packer packer_;
 };
 
+// ---- request lines ---------------------------------------------------------------------------------------------
+
+// Builds the document from nlohmann's SAX events as nlohmann's own parser does (a repeated key keeps its last
+// value), and encodes the typed values of "values" on the way (codec.hpp, parse_request). Each open container has
+// a role: typed values are the objects in "values", in an "items" list, or in a pair of an "entries" list, and
+// their nesting depth follows from the path, so each is encoded exactly as encode() would encode it there.
+//
+// A list folds its elements: while every element so far was encoded, their bytes go to the list's run and no
+// node is kept. A complete "items" / "entries" list becomes one binary node, header included (Writer::array /
+// Writer::map write it as it is); a complete pair becomes one binary node, key and value. At the first element
+// that is not encoded (its encoding failed, or it is no typed value), the run goes back into the list as one
+// binary node per element, and the list, and so each value around it, stays a document for encode() to read.
+class RequestReader {
+  public:
+    ojson& document() { return root_; }
+    // A non-msgpack "format" came after "values" had been encoded: those were not MessagePack typed values.
+    bool encoded_too_early() const { return encoded_too_early_; }
+
+    bool null() { return put(nullptr); }
+    bool boolean(bool b) { return put(b); }
+    bool number_integer(std::int64_t v) { return put(v); }
+    bool number_unsigned(std::uint64_t v) { return put(v); }
+    bool number_float(double v, const std::string&) { return put(v); }
+    bool string(std::string& s) {
+        if (stack_.size() == 1 && stack_[0].node->is_object() && key_ == "format" && s != "msgpack") {
+            msgpack_ = false;
+            encoded_too_early_ = values_seen_;
+        }
+        return put(std::move(s));
+    }
+    bool binary(json::binary_t&) { return false; }  // JSON text has none
+    bool key(std::string& k) {
+        key_ = std::move(k);
+        return true;
+    }
+    bool start_object(std::size_t) { return open(ojson::object()); }
+    bool start_array(std::size_t) { return open(ojson::array()); }
+
+    bool end_object() {
+        Frame f = std::move(stack_.back());
+        stack_.pop_back();
+        if (f.role != Role::Value || !f.complete) return done(*f.node, std::nullopt);
+        try {
+            Writer w;
+            w.value(*f.node, f.depth);
+            return done(*f.node, w.take());
+        } catch (const WireError&) {  // left for encode() to meet in order
+        } catch (const Unsupported&) {
+        } catch (const nlohmann::json::exception&) {
+        }
+        return done(*f.node, std::nullopt);
+    }
+
+    bool end_array() {
+        Frame f = std::move(stack_.back());
+        stack_.pop_back();
+        if (f.role == Role::Pair && f.complete && f.ends.size() != 2) unfold(f);  // not a [key, value] pair
+        if (!f.complete || (f.role != Role::Items && f.role != Role::Entries && f.role != Role::Pair)) {
+            if (f.role == Role::Items || f.role == Role::Entries) stack_.back().complete = false;  // its Value
+            return done(*f.node, std::nullopt);
+        }
+        if (f.role == Role::Pair) return done(*f.node, std::move(f.run));
+        Bytes header;
+        msgpack_packer packer;
+        msgpack_packer_init(&packer, &header, Writer::append);
+        if (f.role == Role::Items) msgpack_pack_array(&packer, f.ends.size());
+        else msgpack_pack_map(&packer, f.ends.size());
+        f.run.insert(f.run.begin(), header.begin(), header.end());
+        *f.node = ojson::binary(std::move(f.run));
+        return done(*f.node, std::nullopt);
+    }
+
+    bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
+
+  private:
+    enum class Role { Other, Root, Values, Value, Items, Entries, Pair };
+    struct Frame {
+        ojson* node;
+        Role role;
+        std::size_t depth;               // Value: the arrays and maps around it; a list: of its typed values
+        bool complete = true;            // Value: its lists are; a list: every element so far was encoded
+        Bytes run;                       // a list while complete: its elements' bytes
+        std::vector<std::size_t> ends;   // where each element ends in run
+    };
+
+    // A container's role follows from the enclosing one and, in an object, from the key.
+    bool open(ojson container) {
+        Role role = Role::Other;
+        std::size_t depth = 0;
+        if (stack_.empty()) {
+            role = Role::Root;
+        } else {
+            const Frame& up = stack_.back();
+            switch (up.role) {
+                case Role::Root:
+                    if (key_ == "values" && msgpack_ && container.is_array()) role = Role::Values;
+                    values_seen_ = values_seen_ || role == Role::Values;
+                    break;
+                case Role::Values:
+                case Role::Items:
+                case Role::Pair:
+                    if (container.is_object()) role = Role::Value, depth = up.depth;
+                    break;
+                case Role::Value:
+                    if ((key_ == "items" || key_ == "entries") && container.is_array()) {
+                        role = key_ == "items" ? Role::Items : Role::Entries;
+                        depth = up.depth + 1;
+                    }
+                    break;
+                case Role::Entries:
+                    if (container.is_array()) role = Role::Pair, depth = up.depth;
+                    break;
+                case Role::Other: break;
+            }
+        }
+        stack_.push_back(Frame{place(std::move(container)), role, depth, true, {}, {}});
+        return true;
+    }
+
+    bool put(ojson v) { return done(*place(std::move(v)), std::nullopt); }
+
+    ojson* place(ojson v) {
+        if (stack_.empty()) {
+            root_ = std::move(v);
+            return &root_;
+        }
+        ojson& top = *stack_.back().node;
+        if (top.is_array()) {
+            top.push_back(std::move(v));
+            return &top.back();
+        }
+        ojson& slot = top[key_];
+        slot = std::move(v);
+        return &slot;
+    }
+
+    // v, the last node placed, is complete; encoded: its bytes, if it is a typed value (or pair) that encoded.
+    bool done(ojson& v, std::optional<Bytes> encoded) {
+        if (stack_.empty()) return true;
+        Frame& top = stack_.back();
+        const bool list = top.role == Role::Items || top.role == Role::Entries || top.role == Role::Pair;
+        if (list && top.complete && encoded) {  // folded into the run: no node
+            top.run.insert(top.run.end(), encoded->begin(), encoded->end());
+            top.ends.push_back(top.run.size());
+            top.node->get_ref<ojson::array_t&>().pop_back();
+            return true;
+        }
+        if (encoded) v = ojson::binary(std::move(*encoded));  // Writer::value / Writer::map write it as it is
+        if (list && top.complete && !v.is_binary()) unfold(top);
+        return true;
+    }
+
+    // The elements folded into the run go back into the list as binary nodes, before the one just placed.
+    void unfold(Frame& f) {
+        std::vector<ojson> nodes;
+        std::size_t start = 0;
+        for (std::size_t end : f.ends) {
+            nodes.push_back(ojson::binary(Bytes(f.run.begin() + static_cast<std::ptrdiff_t>(start),
+                                                f.run.begin() + static_cast<std::ptrdiff_t>(end))));
+            start = end;
+        }
+        ojson::array_t& list = f.node->get_ref<ojson::array_t&>();
+        list.insert(list.begin(), std::make_move_iterator(nodes.begin()), std::make_move_iterator(nodes.end()));
+        f.run.clear();
+        f.ends.clear();
+        f.complete = false;
+    }
+
+    ojson root_;
+    std::vector<Frame> stack_;
+    std::string key_;  // the last key read
+    bool msgpack_ = true;
+    bool values_seen_ = false;
+    bool encoded_too_early_ = false;
+};
+
 }  // namespace
 
-std::string to_hex(const std::uint8_t* bytes, std::size_t n) {
+void append_json_string(std::string& out, const std::string& s) {
     static const char* kHex = "0123456789abcdef";
-    std::string out;
-    out.reserve(2 * n);
-    for (std::size_t i = 0; i < n; ++i) {
-        out += kHex[bytes[i] >> 4];
-        out += kHex[bytes[i] & 15];
+    out += '"';
+    std::size_t run = 0;  // start of the characters not yet appended
+    for (std::size_t i = 0; i < s.size(); ++i) {
+        auto c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x20 && c != '"' && c != '\\') continue;
+        out.append(s, run, i - run);
+        run = i + 1;
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += static_cast<char>(c);
+        } else {
+            out += "\\u00";
+            out += kHex[c >> 4];
+            out += kHex[c & 15];
+        }
     }
+    out.append(s, run, std::string::npos);
+    out += '"';
+}
+
+void append_hex(std::string& out, const std::uint8_t* bytes, std::size_t n) {
+    static const char* kHex = "0123456789abcdef";
+    std::size_t at = out.size();
+    out.resize(at + 2 * n);
+    for (std::size_t i = 0; i < n; ++i) {
+        out[at + 2 * i] = kHex[bytes[i] >> 4];
+        out[at + 2 * i + 1] = kHex[bytes[i] & 15];
+    }
+}
+
+std::string to_hex(const std::uint8_t* bytes, std::size_t n) {
+    std::string out;
+    append_hex(out, bytes, n);
     return out;
 }
 
@@ -362,11 +620,12 @@ Bytes from_hex(const std::string& text) {
     return out;
 }
 
-ojson decode(const Bytes& bytes, ignite::Era era) {
+std::optional<WireError> decode(const Bytes& bytes, ignite::Era era, std::string& out) {
     const char* begin = reinterpret_cast<const char*>(bytes.data());
     const char* end = begin + bytes.size();
     const char* position = begin;
-    DecodeSax sax(bytes, era, &position);
+    out += '[';
+    DecodeSax sax(bytes, era, &position, out);
     // nlohmann reads one value per call (strict=false: no end-of-input check); the counting iterator tells
     // where the next one starts. After a non-str key, each call reads the next element of the containers
     // nlohmann left open.
@@ -375,18 +634,32 @@ ojson decode(const Bytes& bytes, ignite::Era era) {
         bool ok = json::sax_parse(CountingIterator(position, &position), CountingIterator(end, &position), &sax,
                                   json::input_format_t::msgpack, /*strict=*/false);
         if (ok) continue;
-        if (sax.error()) throw *sax.error();
+        if (sax.error()) return sax.error();
         if (sax.resume_at()) {
             position = begin + *sax.resume_at();
             continue;
         }
-        throw WireError("malformed", "nlohmann stopped without reporting an error");
+        return WireError("malformed", "nlohmann stopped without reporting an error");
     }
-    if (sax.inside_container()) throw WireError("malformed.truncated", "input ends inside an array or map");
+    if (sax.inside_container()) return WireError("malformed.truncated", "input ends inside an array or map");
     // The whole input is well-formed, but a reader built on nlohmann cannot accept it: say so rather than
     // answer with values nlohmann's own map reading would never produce.
     if (sax.non_str_key()) throw Unsupported(*sax.non_str_key());
-    return std::move(sax.values());
+    out += ']';
+    return std::nullopt;
+}
+
+ojson decode(const Bytes& bytes, ignite::Era era) {
+    std::string text;
+    if (auto error = decode(bytes, era, text)) throw *error;
+    return ojson::parse(text);
+}
+
+std::optional<ojson> parse_request(const char* begin, const char* end) {
+    RequestReader reader;
+    if (!json::sax_parse(begin, end, &reader)) return std::nullopt;
+    if (reader.encoded_too_early()) return ojson::parse(begin, end);
+    return std::move(reader.document());
 }
 
 Bytes encode(const ojson& values) {
