@@ -222,7 +222,17 @@ def verify(args, stdout, stderr):
     log = journal.Journal(out / "verdicts.jsonl", catalog.version, [c.name for c in configs], len(plan), run)
     incomplete = None
     try:
-        runs, error = run_all(configs, plan, catalog.version, args, start_timeout, out, log.add)
+        shared = report.shared_pieces()
+
+        def finish(config, result):
+            # A runner's verdicts and report records are made as soon as its session ends, while slower runners
+            # still run (on a core that is free by then), not all after the last one. judge_runs adds the advice.
+            verdicts = results.build(config.name, plan, result.outcomes)
+            expectations.mark(entries[config.name], verdicts, catalog.scope)
+            result.records = report.records(verdicts, shared)
+            result.verdicts = verdicts
+
+        runs, error = run_all(configs, plan, catalog.version, args, start_timeout, out, log.add, finish)
         incomplete = _interrupted() or (error and _internal_error(error, stderr))
         complete = incomplete is None
         final = judge_runs(runs, plan, entries, required, full_run and complete, catalog)
@@ -273,8 +283,12 @@ def judge_runs(runs, plan, entries, required, stale_checked, catalog):
     final = []
     for config, result in runs:
         result.unmet = capabilities.unmet(required, result.info) if result.info else []
-        verdicts = results.build(config.name, plan, result.outcomes)
-        advice = expectations.apply(entries[config.name], verdicts, stale_checked, catalog.scope, corpus_scope)
+        if result.verdicts is not None:     # built and marked when the session ended (verify's finish)
+            verdicts = result.verdicts
+            advice = expectations.advise(entries[config.name], verdicts, stale_checked, corpus_scope)
+        else:
+            verdicts = results.build(config.name, plan, result.outcomes)
+            advice = expectations.apply(entries[config.name], verdicts, stale_checked, catalog.scope, corpus_scope)
         final.append((config, result, verdicts, advice))
     return final
 
@@ -301,19 +315,25 @@ def _internal_error(error, stderr):
     return f"internal error: {type(error).__name__}: {str(error)[:300]}"
 
 
-def run_all(configs, plan, corpus_version, args, start_timeout, out, on_outcome=None):
+def run_all(configs, plan, corpus_version, args, start_timeout, out, on_outcome=None, finish=None):
     """One thread per runner; ([(config, RunnerResult)] in the order the runners were named, the first harness
-    error or None). A result holds the outcomes gathered so far when its session failed or was interrupted."""
+    error or None). A result holds the outcomes gathered so far when its session failed or was interrupted.
+    finish(config, result) is called once a runner's session has ended, while the others may still run."""
     results_ = [RunnerResult(c.name) for c in configs]
     logs = [StderrLog(out / f"{c.name}.stderr.log") for c in configs]
 
     errors = []
+
+    def finished(i):
+        if finish:
+            finish(configs[i], results_[i])
 
     def work(i):
         try:
             session = Session(configs[i], corpus_version, args.timeout, start_timeout, args.window, logs[i],
                               args.max_faults, on_outcome)
             session.run(plan, results_[i])
+            finished(i)
         except BaseException as e:     # a harness bug: report it after the other runners finish
             errors.append(e)
             stop_all()                 # the run is incomplete anyway: do not wait for the other runners
@@ -326,7 +346,7 @@ def run_all(configs, plan, corpus_version, args, start_timeout, out, on_outcome=
         def make_session(i, send_outcome):
             return Session(configs[i], corpus_version, args.timeout, start_timeout, args.window, logs[i],
                            args.max_faults, send_outcome)
-        error = workers.run_all([c.name for c in configs], make_session, plan, results_, on_outcome)
+        error = workers.run_all([c.name for c in configs], make_session, plan, results_, on_outcome, finished)
         if error:
             errors.append(error)
     else:

@@ -180,6 +180,12 @@ class CorpusScope:
 def apply(entries, verdicts, full_run, scope_of=None, corpus_scope=None):
     """Turns matched verdicts into xfail / xpass (in place) and says which lines to add and remove.
     scope_of: vector id -> {'family', 'era', 'format'} (for scoped entries); corpus_scope: a CorpusScope."""
+    mark(entries, verdicts, scope_of)
+    return advise(entries, verdicts, full_run, corpus_scope)
+
+
+def mark(entries, verdicts, scope_of=None):
+    """apply()'s first half, once per runner: matched verdicts become xfail / xpass, each entry records its matches."""
     index = Index(entries)
     scoped = bool(index.by_scope)
     for v in verdicts if entries else ():
@@ -192,6 +198,10 @@ def apply(entries, verdicts, full_run, scope_of=None, corpus_scope=None):
             first = min(hits, key=lambda e: e.line_no)
             v.expectation = f"{first.where}: {first.reason}"
             v.verdict = "xfail" if v.verdict in RAW_FAILING else "xpass"
+
+
+def advise(entries, verdicts, full_run, corpus_scope=None):
+    """apply()'s second half, after mark(): the lines to add and remove (stale ones only for a full_run)."""
     advice = Advice()
     for e in entries:
         if not e.matched:

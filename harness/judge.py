@@ -155,11 +155,25 @@ def _forms(op, sorted_too):
                  (b'{"hex":"' + canonical + b'","id":', b"}\n", outcome)]
     elif op.name in ("reject", "reject-encode"):
         forms = [(_compact_json(vector["error"]).encode(), _rejected_with(vector["error"]))]
+    elif op.cmd == "decode" and sorted_too:     # kept even when it is the same text: two forms say it was made
+        forms = _decode_forms(vector["values"]) + [
+            (b'{"id":', b',"values":' + _sorted_json(vector["values"]).encode() + b'}\n', VALUES_EQUAL)]
     elif op.cmd == "decode":
-        forms = [(b'{"id":', b',"values":' + _compact_json(vector["values"]).encode() + b'}\n', VALUES_EQUAL)]
-        if sorted_too:      # kept even when it is the same text: two forms say the sorted one was made
-            forms.append((b'{"id":', b',"values":' + _sorted_json(vector["values"]).encode() + b'}\n', VALUES_EQUAL))
+        forms = _decode_forms(vector["values"])
     return forms
+
+
+_decode_forms_made = {}    # id(vector values) -> (the values, their forms): shared by a vector's decode ops
+
+
+def _decode_forms(expected):
+    """The compact expected answer of every decode op of a vector (decode, decode[<label>]) is the same: made and
+    kept once per vector, not once per op (a copy of the values' JSON each)."""
+    cached = _decode_forms_made.get(id(expected))
+    if cached is None or cached[0] is not expected:
+        forms = [(b'{"id":', b',"values":' + _compact_json(expected).encode() + b'}\n', VALUES_EQUAL)]
+        cached = _decode_forms_made[id(expected)] = (expected, forms)
+    return cached[1]
 
 
 _canonical_json = json.JSONEncoder(ensure_ascii=False, sort_keys=True, check_circular=False).encode

@@ -80,26 +80,32 @@ def run(final, plan, corpus_version, timeout, start_timeout, window, out, max_fa
     """final: [(config, RunnerResult, [Verdict], Advice)] of the per-runner run over plan."""
     names = [config.name for config, *_ in final]
     encodes = [op for op in plan if op.name == "encode" and op.vector["kind"] == "value"]
-    emitted = {(config.name, op.vector_id): _bytes_of(result.outcomes.get(op.key))
-               for config, result, _, _ in final for op in encodes}
-    own = {(v.runner, v.vector, v.op): v for _, _, verdicts, _ in final for v in verdicts}
+    # What each producer wrote for each encode op, as the key its outcome is found by: (vector id, hex), or None
+    # when it wrote no bytes (one list per producer, in the order of encodes).
+    wrote = {}
+    for config, result, _, _ in final:
+        hexes = [_bytes_of(result.outcomes.get(op.key)) for op in encodes]
+        wrote[config.name] = [None if hex_ is None else (op.vector_id, hex_) for op, hex_ in zip(encodes, hexes)]
+    # Each runner's own outcomes, by op key: a verdict's 'outcome' is its Outcome's verdict.
+    own = {config.name: result.outcomes for config, result, _, _ in final}
 
     # Each consumer's decode requests: the distinct bytes the other runners wrote for each vector that are not
     # the corpus's (those the consumer decoded in its own op: its outcome there is reused).
     requests, reused = {}, {}
     for config, result, _, _ in final:
         ops, known = {}, {}
-        for op in encodes:
-            for producer in names:
-                hex_ = emitted[(producer, op.vector_id)]
-                if producer == config.name or hex_ is None or (op.vector_id, hex_) in known:
+        others = [wrote[producer] for producer in names if producer != config.name]
+        for n, op in enumerate(encodes):
+            for keys in others:
+                key = keys[n]
+                if key is None or key in known or key in ops:
                     continue
-                same_op = _corpus_op(op.vector, hex_)
+                same_op = _corpus_op(op.vector, key[1])
                 earlier = result.outcomes.get((op.vector_id, same_op)) if same_op is not None else None
                 if earlier is not None and earlier.verdict in REUSABLE:
-                    known[(op.vector_id, hex_)] = earlier
+                    known[key] = earlier
                 else:
-                    ops.setdefault((op.vector_id, hex_), _decode_op(op.vector, hex_))
+                    ops[key] = _decode_op(op.vector, key[1])
         requests[config.name], reused[config.name] = ops, known
     outcomes = _decode_all([(config, result, requests[config.name]) for config, result, _, _ in final],
                            corpus_version, timeout, start_timeout, window, out, max_faults)
@@ -110,16 +116,17 @@ def run(final, plan, corpus_version, timeout, start_timeout, window, out, max_fa
             if producer == consumer:
                 continue
             cell = Cell(producer, consumer)
-            for op in encodes:
-                hex_ = emitted[(producer, op.vector_id)]
-                if hex_ is None:
+            known, asked, answers = reused[consumer], requests[consumer], outcomes[consumer]
+            for op, key in zip(encodes, wrote[producer]):
+                if key is None:
                     cell.no_bytes += 1
                     continue
-                outcome = reused[consumer].get((op.vector_id, hex_))
+                outcome = known.get(key)
                 fresh = outcome is None
                 if fresh:
-                    outcome = outcomes[consumer][requests[consumer][(op.vector_id, hex_)].key]
-                verdict = _classify(op.vector, hex_, outcome, own, producer, consumer)
+                    outcome = answers[asked[key].key]
+                verdict = "pass" if outcome.verdict == "pass" else _classify(op.vector, key[1], outcome, own,
+                                                                               producer, consumer)
                 if verdict == "pass":
                     cell.passed += 1
                     cell.fresh_passed += fresh
@@ -162,8 +169,8 @@ def _classify(vector, hex_, outcome, own, producer, consumer):
         return "xfail"
     same_op = _corpus_op(vector, hex_)
     if same_op is not None:
-        return "xfail" if own[(consumer, vector["id"], same_op)].outcome != "pass" else "fail"
-    return "xfail" if own[(producer, vector["id"], "encode")].outcome != "pass" else "fail"
+        return "xfail" if own[consumer][(vector["id"], same_op)].verdict != "pass" else "fail"
+    return "xfail" if own[producer][(vector["id"], "encode")].verdict != "pass" else "fail"
 
 
 def _decode_all(work, corpus_version, timeout, start_timeout, window, out, max_faults):

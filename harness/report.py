@@ -11,7 +11,7 @@ REPORT_FORMAT = 1
 
 def build(corpus, registry_version, selection, runs, incomplete=None):
     """runs: [(config, RunnerResult, [Verdict], Advice)]; incomplete: why the run stopped early, if it did."""
-    runners, records = [], []
+    runners, records, shared = [], Encoded(), shared_pieces()
     for config, result, verdicts, advice in runs:
         info = result.info or {}
         runners.append({
@@ -34,11 +34,8 @@ def build(corpus, registry_version, selection, runs, incomplete=None):
                 "remove": advice.remove,
             },
         })
-        records += [{
-            "runner": v.runner, "vector": v.vector, "op": v.op, "verdict": v.verdict, "outcome": v.outcome,
-            "level": v.level, "rules": v.rules, "era": v.era, "detail": v.detail, "diagnosis": v.diagnosis,
-            "answer": v.answer, "matched": v.matched, "expectation": v.expectation,
-        } for v in verdicts]
+        made = getattr(result, "records", None)     # made when the runner's session ended (cli.verify)
+        records += made if made is not None else _records(verdicts, shared)
     report = {
         "report_format": REPORT_FORMAT,
         "harness_version": VERSION,
@@ -57,6 +54,64 @@ def build(corpus, registry_version, selection, runs, incomplete=None):
         missing = selection["ops"] * len(runs) - len(records)
         report["incomplete"] = {"reason": incomplete, "missing": missing}
     return report
+
+
+def record(v):
+    """A verdict's record in report.json."""
+    return {"runner": v.runner, "vector": v.vector, "op": v.op, "verdict": v.verdict, "outcome": v.outcome,
+            "level": v.level, "rules": v.rules, "era": v.era, "detail": v.detail, "diagnosis": v.diagnosis,
+            "answer": v.answer, "matched": v.matched, "expectation": v.expectation}
+
+
+class Encoded(list):
+    """Values' JSON texts, made already: write_layered writes each as it is, one per line."""
+
+
+def shared_pieces():
+    """The caches records() shares between runners (dicts: threads may use them at once)."""
+    return {}, {}, {}
+
+
+def records(verdicts, shared):
+    """The report.json records of verdicts whose expectations are applied, as build() writes them."""
+    return _records(verdicts, shared)
+
+
+def _records(verdicts, shared):
+    """[_compact(record(v))] for the verdicts. Most records differ only in runner, vector and op: their text is
+    joined from pieces encoded once per run (a dict and an encode per verdict were most of a report's cost)."""
+    out, head = [], '{"runner": ' + _string(verdicts[0].runner) if verdicts else ""
+    ops, kinds, rests = shared
+    for v in verdicts:
+        if v.diagnosis:
+            out.append(_compact(record(v)))
+            continue
+        op = ops.get((v.vector, v.op))
+        if op is None or op[0] is not v.rules or op[1] != v.level or op[2] != v.era:
+            op = (v.rules, v.level, v.era, ', "vector": ' + _string(v.vector) + ', "op": ' + _string(v.op),
+                  ', "level": ' + _compact(v.level) + ', "rules": ' + _compact(v.rules) + ', "era": '
+                  + _compact(v.era))
+            _keep(ops, (v.vector, v.op), op)
+        kind = kinds.get((v.verdict, v.outcome))
+        if kind is None:
+            kind = ', "verdict": ' + _string(v.verdict) + ', "outcome": ' + _string(v.outcome)
+            _keep(kinds, (v.verdict, v.outcome), kind)
+        key = (v.detail, v.answer, v.matched, v.expectation)
+        rest = rests.get(key)
+        if rest is None:
+            rest = (', "detail": ' + _compact(v.detail) + ', "diagnosis": [], "answer": ' + _compact(v.answer)
+                    + ', "matched": ' + _compact(v.matched) + ', "expectation": ' + _compact(v.expectation) + "}")
+            _keep(rests, key, rest)
+        out.append(head + op[3] + kind + op[4] + rest)
+    return out
+
+
+MAX_SHARED = 1 << 16    # pieces kept per kind
+
+
+def _keep(cache, key, text):
+    if len(cache) < MAX_SHARED:
+        cache[key] = text
 
 
 def totals(runs):
@@ -85,6 +140,9 @@ _c_encode = json.encoder.c_make_encoder(None, None, json.encoder.encode_basestri
 _py_compact = json.JSONEncoder(ensure_ascii=False, separators=(", ", ": "), check_circular=False).encode
 
 
+_string = json.encoder.encode_basestring     # what _compact gives for a str
+
+
 def _compact(value):
     if _c_encode is None or isinstance(value, (str, int, float)) or value is None:
         return _py_compact(value)
@@ -105,6 +163,14 @@ def layered_json(value, layers, indent=""):
 
 def write_layered(write, value, layers, indent=""):
     """layered_json(value, layers, indent), handed to write() in pieces (never the whole text at once)."""
+    if type(value) is Encoded and value:
+        inner = indent + " "
+        write("[\n" + inner)
+        sep = ",\n" + inner
+        for start in range(0, len(value), CHUNK):
+            write((sep if start else "") + sep.join(value[start:start + CHUNK]))
+        write("\n" + indent + "]")
+        return
     if layers == 0 or not isinstance(value, (dict, list)) or not value:
         write(_compact(value))
         return

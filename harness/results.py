@@ -13,7 +13,7 @@ ORDER = ("pass", "fail", "xfail", "xpass", "skip", "crash", "timeout", "protocol
 FAULTS = ("crash", "timeout", "protocol-error", "abandoned")     # the runner broke (JUnit: error)
 
 
-@dataclass
+@dataclass(slots=True)     # 170,000 of them in a full run: slots make them smaller and quicker to make
 class Verdict:
     runner: str
     vector: str

@@ -29,9 +29,10 @@ class WorkerError(Exception):
     pass
 
 
-def run_all(names, make_session, plan, results, on_outcome=None):
-    """Runs make_session(i).run(plan, result) for each runner i in a forked process, filling results[i].
-    Returns the first error (a WorkerError with the worker's traceback) or None."""
+def run_all(names, make_session, plan, results, on_outcome=None, on_done=None):
+    """Runs make_session(i).run(plan, result) for each runner i in a forked process, filling results[i];
+    on_done(i) once results[i] is complete. Returns the first error (a WorkerError with the worker's traceback) or
+    None."""
     index = {id(op): n for n, op in enumerate(plan)}    # outcomes cross as (op's index in plan, Outcome)
     ctx = multiprocessing.get_context("fork")
     count = min(len(names), os.cpu_count() or 1)
@@ -65,6 +66,11 @@ def run_all(names, make_session, plan, results, on_outcome=None):
                     for name, value in payload.items():
                         setattr(results[i], name, value)
                     done.add(i)
+                    if on_done:
+                        try:
+                            on_done(i)
+                        except Exception:   # noqa: BLE001 - a harness bug: reported, and the pipe still read
+                            errors.append(WorkerError(f"{names[i]}: {traceback.format_exc()}"))
                 else:
                     errors.append(WorkerError(f"{names[i]}: {payload}"))
         except EOFError:

@@ -2,6 +2,7 @@
 
 import collections
 import json
+from types import SimpleNamespace
 
 import pytest
 
@@ -128,6 +129,36 @@ def test_report_layers_read_back_as_the_same_value_with_one_verdict_per_line():
     lines = text.splitlines()
     assert '  {"id": "a", "diagnosis": ["x", {"n": 1.5}], "empty": {}},' in lines   # a verdict: one line
     assert report.layered_json([], 2) == "[]" and report.layered_json({}, 2) == "{}"
+
+
+def test_report_verdict_records_are_the_text_of_their_dicts():
+    # report.build joins most records' text from shared pieces: it must be what encoding each record's dict gives.
+    from harness import report
+    from harness.results import Verdict
+    rules = ["MP-INT"]
+    verdicts = [Verdict("r\u00e9", f"v.{i % 3}", op, verdict, outcome, level, rules if i % 2 else ["X", "Y"], era,
+                        detail, diagnosis, answer, matched, expectation)
+                for i, (op, verdict, outcome, level, era, detail, diagnosis, answer, matched, expectation) in
+                enumerate([("encode", "pass", "pass", "must", "3.0", "wrote the canonical bytes", [], "hex",
+                            "canonical", None),
+                           ("decode", "xfail", "fail", "should", "msgpack", 'values "differ" \u2028 \u00fc', [],
+                            "values", None, "file.txt:3: why"),
+                           ("decode", "fail", "fail", "must", "3.0", "values differ", ["a", "b \x01"], None, None,
+                            None),
+                           ("decode[x]", "info", "pass", "impl", "3.0", "values equal", [], "values", None, None),
+                           ("encode", "pass", "pass", "must", "3.0", "wrote the canonical bytes", [], "hex",
+                            "canonical", None)] * 3)]
+    texts = report.build(SimpleNamespace(version="1.0.0", files=[]), "1.0.0", {"ops": 15},
+                         [(SimpleNamespace(name="r\u00e9", argv=["x"], expected_failures="e.txt"),
+                           SimpleNamespace(info=None, start_error=None, restarts=0, unmet=[], abandoned=None),
+                           verdicts, SimpleNamespace(stale=[], unchecked=[], add=[], remove=[]))])["verdicts"]
+    assert list(texts) == [report._compact(report.record(v)) for v in verdicts]
+    assert [json.loads(t) for t in texts] == [report.record(v) for v in verdicts]
+    value = {"verdicts": texts, "n": 1}
+    assert json.loads(report.layered_json(value, report.LAYERS)) == {"verdicts": [json.loads(t) for t in texts],
+                                                                     "n": 1}
+    assert report.layered_json(value, report.LAYERS) == report.layered_json(
+        {"verdicts": [report.record(v) for v in verdicts], "n": 1}, report.LAYERS)
 
 
 def test_report_written_in_pieces_is_the_layered_text():

@@ -3,6 +3,7 @@ using System.Buffers;
 using System.Globalization;
 using System.IO;
 using System.Numerics;
+using System.Runtime.InteropServices;
 using System.Text;
 using System.Text.Json;
 using System.Text.Json.Nodes;
@@ -27,73 +28,142 @@ sealed class Codec(IgniteExt ignite)
 
     // ---------------------------------------------------------------- decode
 
-    /// <summary>All top-level values of <paramref name="input"/>, in order, read in <paramref name="era"/>.</summary>
-    public JsonArray Decode(byte[] input, string era)
+    static readonly JsonEncodedText TypeKey = JsonEncodedText.Encode("type"), ValueKey = JsonEncodedText.Encode("value"),
+        BitsKey = JsonEncodedText.Encode("bits"), HexKey = JsonEncodedText.Encode("hex"), ItemsKey = JsonEncodedText.Encode("items"),
+        EntriesKey = JsonEncodedText.Encode("entries"), CodeKey = JsonEncodedText.Encode("code");
+
+    static readonly JsonEncodedText Nil = JsonEncodedText.Encode("nil"), Bool = JsonEncodedText.Encode("bool"),
+        Int = JsonEncodedText.Encode("int"), Float32 = JsonEncodedText.Encode("float32"), Float64 = JsonEncodedText.Encode("float64"),
+        Str = JsonEncodedText.Encode("str"), Bin = JsonEncodedText.Encode("bin"), ArrayType = JsonEncodedText.Encode("array"),
+        MapType = JsonEncodedText.Encode("map"), Ext = JsonEncodedText.Encode("ext");
+
+    /// <summary>
+    /// All top-level values of <paramref name="input"/>, in order, read in <paramref name="era"/>, written as one
+    /// JSON array of typed values straight to <paramref name="output"/> (no tree of nodes). On an error the output
+    /// holds a partial array: the caller discards it.
+    /// </summary>
+    public void Decode(ReadOnlyMemory<byte> input, string era, Utf8JsonWriter output)
     {
-        var values = new JsonArray();
         var reader = new MessagePackReader(input);
+        output.WriteStartArray();
         try
         {
             while (!reader.End)
             {
-                values.Add(Value(ref reader, input, era, 0));
+                Value(ref reader, input, era, 0, output);
             }
         }
         catch (EndOfStreamException)   // the library's "not enough bytes" for any header or payload
         {
             throw WireError.Truncated($"input ends inside a value (at byte {reader.Consumed} of {input.Length})");
         }
-        return values;
+        output.WriteEndArray();
+    }
+
+    /// <summary>The values as nodes, for the Binary Tuple formats, which look at the MessagePack values around a tuple.</summary>
+    public JsonArray Decode(byte[] input, string era)
+    {
+        var json = new ArrayBufferWriter<byte>();
+        using (var writer = new Utf8JsonWriter(json))
+        {
+            Decode(input, era, writer);
+        }
+        return JsonNode.Parse(json.WrittenSpan)!.AsArray();
     }
 
     /// <summary>One value; <paramref name="depth"/> is the number of enclosing arrays and maps.</summary>
-    JsonObject Value(ref MessagePackReader reader, byte[] input, string era, int depth)
+    void Value(ref MessagePackReader reader, ReadOnlyMemory<byte> input, string era, int depth, Utf8JsonWriter output)
     {
         switch (reader.NextMessagePackType)
         {
             case MessagePackType.Nil:
                 reader.ReadNil();
-                return Typed("nil");
+                Typed(output, Nil);
+                return;
             case MessagePackType.Boolean:
-                return Typed("bool", reader.ReadBoolean());
+                bool flag = reader.ReadBoolean();
+                output.WriteStartObject();
+                output.WriteString(TypeKey, Bool);
+                output.WriteBoolean(ValueKey, flag);
+                output.WriteEndObject();
+                return;
             case MessagePackType.Integer:
                 // ReadInt64 throws OverflowException above int64 max: uint64 goes through ReadUInt64, exact.
-                return Typed("int", reader.NextCode == MessagePackCode.UInt64
-                    ? reader.ReadUInt64().ToString(CultureInfo.InvariantCulture)
-                    : reader.ReadInt64().ToString(CultureInfo.InvariantCulture));
+                Span<byte> digits = stackalloc byte[20];
+                int length;
+                if (reader.NextCode == MessagePackCode.UInt64)
+                {
+                    reader.ReadUInt64().TryFormat(digits, out length, default, CultureInfo.InvariantCulture);
+                }
+                else
+                {
+                    reader.ReadInt64().TryFormat(digits, out length, default, CultureInfo.InvariantCulture);
+                }
+                Typed(output, Int, ValueKey, digits[..length]);
+                return;
             case MessagePackType.Float:
                 // ReadSingle on ca keeps the float's bits (NaN payloads too); only ReadDouble would widen it.
-                return reader.NextCode == MessagePackCode.Float32
-                    ? Typed("float32", "bits", BitConverter.SingleToInt32Bits(reader.ReadSingle()).ToString("x8"))
-                    : Typed("float64", "bits", BitConverter.DoubleToInt64Bits(reader.ReadDouble()).ToString("x16"));
+                Span<byte> bits = stackalloc byte[16];
+                if (reader.NextCode == MessagePackCode.Float32)
+                {
+                    BitConverter.SingleToInt32Bits(reader.ReadSingle()).TryFormat(bits, out length, "x8", CultureInfo.InvariantCulture);
+                    Typed(output, Float32, BitsKey, bits[..length]);
+                }
+                else
+                {
+                    BitConverter.DoubleToInt64Bits(reader.ReadDouble()).TryFormat(bits, out length, "x16", CultureInfo.InvariantCulture);
+                    Typed(output, Float64, BitsKey, bits[..length]);
+                }
+                return;
             case MessagePackType.String:
                 CheckPayload(ref reader, input, "str");
                 ReadOnlySequence<byte> utf8 = reader.ReadStringSequence()!.Value;
-                return Typed("str", Utf8(utf8.IsSingleSegment ? utf8.FirstSpan : utf8.ToArray()));
+                ReadOnlySpan<byte> text = utf8.IsSingleSegment ? utf8.FirstSpan : utf8.ToArray();
+                if (!System.Text.Unicode.Utf8.IsValid(text))
+                {
+                    Utf8(text);   // throws invalid.utf8 with the decoder's diagnosis
+                }
+                Typed(output, Str, ValueKey, text);
+                return;
             case MessagePackType.Binary:
                 CheckPayload(ref reader, input, "bin");
-                return Typed("bin", "hex", Fields.Hex(reader.ReadBytes()!.Value.ToArray()));
+                ReadOnlySequence<byte> bytes = reader.ReadBytes()!.Value;
+                output.WriteStartObject();
+                output.WriteString(TypeKey, Bin);
+                Fields.WriteHex(output, HexKey, bytes.IsSingleSegment ? bytes.FirstSpan : bytes.ToArray());
+                output.WriteEndObject();
+                return;
             case MessagePackType.Array:
             {
                 int count = ContainerHeader(ref reader, input, depth, isMap: false);
-                var items = new JsonArray();
+                output.WriteStartObject();
+                output.WriteString(TypeKey, ArrayType);
+                output.WriteStartArray(ItemsKey);
                 for (int i = 0; i < count; i++)
                 {
-                    items.Add(Value(ref reader, input, era, depth + 1));
+                    Value(ref reader, input, era, depth + 1, output);
                 }
-                return new JsonObject { ["type"] = "array", ["items"] = items };
+                output.WriteEndArray();
+                output.WriteEndObject();
+                return;
             }
             case MessagePackType.Map:
             {
                 int count = ContainerHeader(ref reader, input, depth, isMap: true);
-                var entries = new JsonArray();
+                output.WriteStartObject();
+                output.WriteString(TypeKey, MapType);
+                output.WriteStartArray(EntriesKey);
                 for (int i = 0; i < count; i++)
                 {
                     // Wire order, duplicates and non-str keys kept: never built into a dictionary.
-                    JsonObject key = Value(ref reader, input, era, depth + 1);
-                    entries.Add(new JsonArray(key, Value(ref reader, input, era, depth + 1)));
+                    output.WriteStartArray();
+                    Value(ref reader, input, era, depth + 1, output);
+                    Value(ref reader, input, era, depth + 1, output);
+                    output.WriteEndArray();
                 }
-                return new JsonObject { ["type"] = "map", ["entries"] = entries };
+                output.WriteEndArray();
+                output.WriteEndObject();
+                return;
             }
             case MessagePackType.Extension:
             {
@@ -102,19 +172,40 @@ sealed class Codec(IgniteExt ignite)
                 byte[] payload = reader.ReadRaw(header.Length).ToArray();
                 if (ignite.Assigns(era, header.TypeCode))
                 {
-                    return ignite.Decode(era, header.TypeCode, payload);
+                    ignite.Decode(era, header.TypeCode, payload).WriteTo(output);
+                    return;
                 }
-                return new JsonObject { ["type"] = "ext", ["code"] = header.TypeCode, ["hex"] = Fields.Hex(payload) };
+                output.WriteStartObject();
+                output.WriteString(TypeKey, Ext);
+                output.WriteNumber(CodeKey, header.TypeCode);
+                Fields.WriteHex(output, HexKey, payload);
+                output.WriteEndObject();
+                return;
             }
             default:   // MessagePackType.Unknown: only c1 (never used) is left
                 throw new WireError("malformed.reserved", $"reserved format byte {reader.NextCode:x2} where a value starts");
         }
     }
 
-    static long Remaining(ref MessagePackReader reader, byte[] input) => input.Length - reader.Consumed;
+    static void Typed(Utf8JsonWriter output, JsonEncodedText type)
+    {
+        output.WriteStartObject();
+        output.WriteString(TypeKey, type);
+        output.WriteEndObject();
+    }
+
+    static void Typed(Utf8JsonWriter output, JsonEncodedText type, JsonEncodedText field, ReadOnlySpan<byte> utf8)
+    {
+        output.WriteStartObject();
+        output.WriteString(TypeKey, type);
+        output.WriteString(field, utf8);
+        output.WriteEndObject();
+    }
+
+    static long Remaining(ref MessagePackReader reader, ReadOnlyMemory<byte> input) => input.Length - reader.Consumed;
 
     /// <summary>An array or map count, refused when it would nest too deep or cannot fit in the bytes left.</summary>
-    static int ContainerHeader(ref MessagePackReader reader, byte[] input, int depth, bool isMap)
+    static int ContainerHeader(ref MessagePackReader reader, ReadOnlyMemory<byte> input, int depth, bool isMap)
     {
         WireError.Check(depth < MaxDepth, "limit.depth", $"nesting deeper than {MaxDepth}");
         int count = isMap ? reader.ReadMapHeader() : reader.ReadArrayHeader();
@@ -123,7 +214,7 @@ sealed class Codec(IgniteExt ignite)
     }
 
     /// <summary>Refuses a declared size before anything is iterated or allocated for it.</summary>
-    static void Need(ref MessagePackReader reader, byte[] input, long count, long bytesEach, string what)
+    static void Need(ref MessagePackReader reader, ReadOnlyMemory<byte> input, long count, long bytesEach, string what)
     {
         long left = Remaining(ref reader, input);
         if (count > left / bytesEach)
@@ -137,8 +228,9 @@ sealed class Codec(IgniteExt ignite)
     /// reader for these, and for a 32-bit length above 2^31-1 it throws ArgumentOutOfRangeException, not
     /// EndOfStreamException; read the header bytes at the cursor instead.
     /// </summary>
-    static void CheckPayload(ref MessagePackReader reader, byte[] input, string what)
+    static void CheckPayload(ref MessagePackReader reader, ReadOnlyMemory<byte> memory, string what)
     {
+        ReadOnlySpan<byte> input = memory.Span;
         int at = (int)reader.Consumed;
         byte code = input[at];
         int width = code switch
@@ -179,24 +271,24 @@ sealed class Codec(IgniteExt ignite)
 
     public static JsonObject Typed(string type) => new() { ["type"] = type };
 
-    static JsonObject Typed(string type, string value) => new() { ["type"] = type, ["value"] = value };
-
-    static JsonObject Typed(string type, bool value) => new() { ["type"] = type, ["value"] = value };
-
-    static JsonObject Typed(string type, string field, string value) => new() { ["type"] = type, [field] = value };
-
     // ---------------------------------------------------------------- encode
 
-    /// <summary>The values written one after another.</summary>
-    public byte[] Encode(JsonElement values)
+    /// <summary>The values written one after another to <paramref name="output"/>.</summary>
+    public void Encode(JsonElement values, IBufferWriter<byte> output)
     {
-        var output = new ArrayBufferWriter<byte>();
         var writer = new MessagePackWriter(output);
         foreach (JsonElement value in values.EnumerateArray())
         {
             Write(ref writer, value);
         }
         writer.Flush();
+    }
+
+    /// <summary>The values written one after another.</summary>
+    public byte[] Encode(JsonElement values)
+    {
+        var output = new ArrayBufferWriter<byte>();
+        Encode(values, output);
         return output.WrittenSpan.ToArray();
     }
 
@@ -221,10 +313,10 @@ sealed class Codec(IgniteExt ignite)
                 writer.Write(BitConverter.Int64BitsToDouble(long.Parse(Fields.Text(value, "bits"), NumberStyles.AllowHexSpecifier)));
                 break;
             case "str":   // WriteString(utf8) writes a str family header sized from the bytes: fixstr/d9/da/db
-                writer.WriteString(StrictUtf8Bytes(Fields.Text(value, "value")));
+                writer.WriteString(StrictUtf8Field(value, "value"));
                 break;
             case "bin":   // Write(ReadOnlySpan<byte>) writes the bin family: c4/c5/c6
-                writer.Write(Fields.Hex(value, "hex").AsSpan());
+                writer.Write(Fields.HexView(value, "hex").Span);
                 break;
             case "array":
                 JsonElement items = Fields.Array(value, "items");
@@ -250,7 +342,7 @@ sealed class Codec(IgniteExt ignite)
             case "ext":
                 BigInteger code = Fields.Integer(value, "code");
                 WireError.Check(code >= sbyte.MinValue && code <= sbyte.MaxValue, "unrepresentable", $"ext code {code} outside -128..127");
-                WriteExt(ref writer, (sbyte)code, Fields.Hex(value, "hex"));
+                WriteExt(ref writer, (sbyte)code, Fields.HexView(value, "hex").Span);
                 break;
             default:   // an Ignite type; IgniteExt refuses what the value's era does not assign
                 (sbyte extCode, byte[] payload) = ignite.Encode(value);
@@ -285,6 +377,23 @@ sealed class Codec(IgniteExt ignite)
     {
         writer.WriteExtensionFormatHeader(new ExtensionHeader(code, payload.Length));
         writer.WriteRaw(payload);
+    }
+
+    /// <summary>
+    /// A str field's UTF-8: the request's own bytes when the token has no escapes and is valid UTF-8 (no string of
+    /// it), else decoded and re-encoded strictly.
+    /// </summary>
+    static ReadOnlySpan<byte> StrictUtf8Field(JsonElement value, string name)
+    {
+        if (value.TryGetProperty(name, out JsonElement field) && field.ValueKind == JsonValueKind.String)
+        {
+            ReadOnlySpan<byte> raw = JsonMarshal.GetRawUtf8Value(field)[1..^1];   // the raw token, without its quotes
+            if (!raw.Contains((byte)'\\') && System.Text.Unicode.Utf8.IsValid(raw))
+            {
+                return raw;
+            }
+        }
+        return StrictUtf8Bytes(Fields.Text(value, name));
     }
 
     /// <summary>The library's Write(string) would turn a lone surrogate into U+FFFD (ef bf bd); refuse it instead.</summary>

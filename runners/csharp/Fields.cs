@@ -1,4 +1,6 @@
 using System;
+using System.Buffers;
+using System.Runtime.InteropServices;
 using System.Globalization;
 using System.Numerics;
 using System.Text.Json;
@@ -66,5 +68,45 @@ static class Fields
 
     public static byte[] Hex(JsonElement obj, string name) => Convert.FromHexString(Text(obj, name));
 
+    static byte[] hexIn = new byte[256];
+
+    /// <summary>
+    /// A hex string field's bytes, decoded from the request's UTF-8 into a reused buffer (no string of the digits):
+    /// valid until the next call. A field with escapes or bad digits goes through <see cref="Hex(JsonElement, string)"/>
+    /// and its diagnosis.
+    /// </summary>
+    public static ReadOnlyMemory<byte> HexView(JsonElement obj, string name)
+    {
+        if (obj.TryGetProperty(name, out JsonElement field) && field.ValueKind == JsonValueKind.String)
+        {
+            ReadOnlySpan<byte> digits = JsonMarshal.GetRawUtf8Value(field)[1..^1];   // the raw token, without its quotes
+            if (digits.Length % 2 == 0)
+            {
+                if (hexIn.Length < digits.Length / 2)
+                {
+                    hexIn = new byte[Math.Max(digits.Length / 2, 2 * hexIn.Length)];
+                }
+                if (Convert.FromHexString(digits, hexIn, out _, out int written) == OperationStatus.Done)
+                {
+                    return hexIn.AsMemory(0, written);
+                }
+            }
+        }
+        return Hex(obj, name);
+    }
+
     public static string Hex(ReadOnlySpan<byte> bytes) => Convert.ToHexStringLower(bytes);
+
+    static byte[] hexScratch = new byte[256];   // the runner answers one request at a time, on one thread
+
+    /// <summary>A lowercase hex string field, formatted as UTF-8 in a reused buffer (no string of the digits).</summary>
+    public static void WriteHex(Utf8JsonWriter output, JsonEncodedText name, ReadOnlySpan<byte> bytes)
+    {
+        if (hexScratch.Length < 2 * bytes.Length)
+        {
+            hexScratch = new byte[Math.Max(2 * bytes.Length, 2 * hexScratch.Length)];
+        }
+        Convert.TryToHexStringLower(bytes, hexScratch, out int written);
+        output.WriteString(name, hexScratch.AsSpan(0, written));
+    }
 }

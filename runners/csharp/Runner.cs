@@ -61,6 +61,7 @@ static partial class Runner
         // The writer fills a buffer (its Flush on a Stream would flush the stream too); Respond copies it out.
         var answer = new ArrayBufferWriter<byte>(1 << 16);
         using var output = new Utf8JsonWriter(answer, WriteOptions);
+        var packed = new ArrayBufferWriter<byte>(1 << 16);   // an encode's MessagePack bytes, reused
         while (input.Next(out ReadOnlyMemory<byte> line))
         {
             if (IsBlank(line.Span))
@@ -88,7 +89,15 @@ static partial class Runner
                 {
                     break;
                 }
-                Respond(output, answer, stdout, cmd == "start" ? Start(ignite) : Answer(codec, tuples, ignite, root), input);
+                if (cmd == "start")
+                {
+                    Respond(output, answer, stdout, Start(ignite), input);
+                }
+                else
+                {
+                    Answer(codec, tuples, ignite, root, output, answer, packed);
+                    EndLine(output, answer, stdout, input);
+                }
             }
         }
         stdout.Flush();
@@ -99,6 +108,12 @@ static partial class Runner
     static void Respond(Utf8JsonWriter output, ArrayBufferWriter<byte> answer, Stream stdout, JsonObject response, StdinLines input)
     {
         response.WriteTo(output);
+        EndLine(output, answer, stdout, input);
+    }
+
+    /// <summary>Copies the answer written to <paramref name="answer"/> out as one line.</summary>
+    static void EndLine(Utf8JsonWriter output, ArrayBufferWriter<byte> answer, Stream stdout, StdinLines input)
+    {
         output.Flush();
         output.Reset();
         stdout.Write(answer.WrittenSpan);
@@ -159,65 +174,99 @@ static partial class Runner
         };
     }
 
-    /// <summary>An encode or decode request: a result, an error class, or 'skipped' when the runner itself failed.</summary>
-    static JsonObject Answer(Codec codec, BinaryTuple tuples, IgniteExt ignite, JsonElement request)
+    static readonly JsonEncodedText IdKey = JsonEncodedText.Encode("id"), HexKey = JsonEncodedText.Encode("hex"),
+        ValuesKey = JsonEncodedText.Encode("values"), SkippedKey = JsonEncodedText.Encode("skipped"),
+        ErrorKey = JsonEncodedText.Encode("error");
+
+    /// <summary>
+    /// An encode or decode request: a result, an error class, or 'skipped' when the runner itself failed. The answer
+    /// is written straight to <paramref name="output"/>; on a failure what was written is dropped and the verdict
+    /// written instead.
+    /// </summary>
+    static void Answer(Codec codec, BinaryTuple tuples, IgniteExt ignite, JsonElement request, Utf8JsonWriter output,
+        ArrayBufferWriter<byte> answer, ArrayBufferWriter<byte> packed)
     {
-        var response = new JsonObject();
+        long id = 0;
         try
         {
-            response["id"] = request.GetProperty("id").GetInt64();
+            id = request.GetProperty("id").GetInt64();
+            output.WriteStartObject();
+            output.WriteNumber(IdKey, id);
             string cmd = Fields.Text(request, "cmd");
             string era = Fields.Text(request, "era");
             if (!ignite.IsEra(era))
             {
-                response["skipped"] = $"unknown era '{era}'";
-                return response;
-            }
-            string format = request.TryGetProperty("format", out _) ? Fields.Text(request, "format") : "msgpack";
-            if (format != "msgpack")   // Binary Tuple formats (spec 6.2)
-            {
-                string[] columns = request.TryGetProperty("columns", out JsonElement cols)
-                    ? [.. cols.EnumerateArray().Select(col => col.GetString()!)] : [];
-                if (cmd == "encode")
-                {
-                    response["hex"] = Fields.Hex(tuples.Encode(format, Fields.Array(request, "values"), era));
-                }
-                else if (cmd == "decode")
-                {
-                    response["values"] = tuples.Decode(format, Fields.Hex(request, "hex"), era, columns);
-                }
-                else
-                {
-                    response["skipped"] = $"unknown cmd '{cmd}'";
-                }
-            }
-            else if (cmd == "encode")
-            {
-                response["hex"] = Fields.Hex(codec.Encode(Fields.Array(request, "values")));
-            }
-            else if (cmd == "decode")
-            {
-                response["values"] = codec.Decode(Fields.Hex(request, "hex"), era);
+                output.WriteString(SkippedKey, $"unknown era '{era}'");
             }
             else
             {
-                response["skipped"] = $"unknown cmd '{cmd}'";
+                string format = request.TryGetProperty("format", out _) ? Fields.Text(request, "format") : "msgpack";
+                if (format != "msgpack")   // Binary Tuple formats (spec 6.2)
+                {
+                    string[] columns = request.TryGetProperty("columns", out JsonElement cols)
+                        ? [.. cols.EnumerateArray().Select(col => col.GetString()!)] : [];
+                    if (cmd == "encode")
+                    {
+                        Fields.WriteHex(output, HexKey, tuples.Encode(format, Fields.Array(request, "values"), era));
+                    }
+                    else if (cmd == "decode")
+                    {
+                        output.WritePropertyName(ValuesKey);
+                        tuples.Decode(format, Fields.HexView(request, "hex").ToArray(), era, columns).WriteTo(output);
+                    }
+                    else
+                    {
+                        output.WriteString(SkippedKey, $"unknown cmd '{cmd}'");
+                    }
+                }
+                else if (cmd == "encode")
+                {
+                    packed.ResetWrittenCount();
+                    codec.Encode(Fields.Array(request, "values"), packed);
+                    Fields.WriteHex(output, HexKey, packed.WrittenSpan);
+                }
+                else if (cmd == "decode")
+                {
+                    output.WritePropertyName(ValuesKey);
+                    codec.Decode(Fields.HexView(request, "hex"), era, output);
+                }
+                else
+                {
+                    output.WriteString(SkippedKey, $"unknown cmd '{cmd}'");
+                }
             }
+            output.WriteEndObject();
         }
         catch (WireError e)
         {
-            response["error"] = new JsonObject { ["class"] = e.Class, ["message"] = e.Message };
+            Discard(output, answer, id);
+            output.WriteStartObject(ErrorKey);
+            output.WriteString("class", e.Class);
+            output.WriteString("message", e.Message);
+            output.WriteEndObject();
+            output.WriteEndObject();
         }
         catch (NotImplementedException e)
         {
-            response["skipped"] = e.Message;
+            Discard(output, answer, id);
+            output.WriteString(SkippedKey, e.Message);
+            output.WriteEndObject();
         }
         catch (Exception e)   // not a verdict on the input: a bad request or a runner bug (the harness decides)
         {
-            Log($"request {response["id"]}: internal error: {e}");
-            response["skipped"] = $"internal error: {e.GetType().Name}: {e.Message}";
+            Log($"request {id}: internal error: {e}");
+            Discard(output, answer, id);
+            output.WriteString(SkippedKey, $"internal error: {e.GetType().Name}: {e.Message}");
+            output.WriteEndObject();
         }
-        response["id"] ??= 0;
-        return response;
+    }
+
+    /// <summary>Drops a partly written answer and starts it again with its id (0 when the request has none).</summary>
+    static void Discard(Utf8JsonWriter output, ArrayBufferWriter<byte> answer, long id)
+    {
+        output.Reset();
+        answer.ResetWrittenCount();
+        output.WriteStartObject();
+        output.WriteNumber(IdKey, id);
     }
 }

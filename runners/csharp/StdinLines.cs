@@ -47,10 +47,13 @@ sealed class StdinLines(Stream input)
 
     void Fill()
     {
-        Buffer.BlockCopy(buf, pos, buf, 0, end - pos);
-        end -= pos;
-        scan -= pos;
-        pos = 0;
+        if (pos > 0)   // a long line arrives in many blocks: moved to the front once, not once a block
+        {
+            Buffer.BlockCopy(buf, pos, buf, 0, end - pos);
+            end -= pos;
+            scan -= pos;
+            pos = 0;
+        }
         if (end == buf.Length)
         {
             Array.Resize(ref buf, buf.Length * 2);

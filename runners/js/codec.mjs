@@ -9,9 +9,9 @@
 //                         validate the raw bytes with a fatal TextDecoder, then let the library decode.
 //   pushArrayState/Map    where the library allocates `new Array(count)`: enforce the depth limit and check the
 //                         declared count against the bytes that remain.
-// Maps: the library builds a JS object (integer-like keys reorder, duplicates collapse). The public
-// mapKeyConverter hook records every key and hands back a unique non-numeric property name, so the object
-// keeps insertion order and every entry; `toTyped` turns it back into ordered pairs.
+// Maps: the library would build a JS object (integer-like keys reorder, duplicates collapse). pushMapState puts
+// a Pairs object in its place; the public mapKeyConverter hook appends each key to it and names Pairs' one
+// setter, through which the library's `map[key] = value` appends the value: every entry, in wire order.
 //
 // Encoding is type-directed: each scalar is written by a library Encoder configured so its bytes are exact;
 // container headers and NaN floats are written by hand (the library cannot express them, see README).
@@ -40,6 +40,18 @@ class Str {
   /** @param {string} value */
   constructor(value) { this.value = value; }
 }
+
+/** A map as it is read: keys and values alternating, in wire order. */
+class Pairs {
+  /** @type {unknown[]} */
+  items = [];
+
+  /** The library stores each value as `map[PAIR_VALUE] = value`. @param {unknown} value */
+  set v(value) {
+    this.items.push(value);
+  }
+}
+const PAIR_VALUE = "v";
 
 /** A decoded Ignite ext: already in typed notation. */
 class IgniteValue {
@@ -98,6 +110,20 @@ class TypedDecoder extends LibraryDecoder {
   pushMapState(size) {
     this.checkContainer(size, 2, "map");
     super.pushMapState(size);
+    this.stack.top().map = new Pairs();
+  }
+
+  /** @param {import("@msgpack/msgpack").DecoderOptions<string>} options */
+  constructor(options) {
+    super(options);
+    // The library's hook for a map key, called as this.mapKeyConverter(key) with the map on top of the stack.
+    this.mapKeyConverter = this.pairKey;
+  }
+
+  /** @param {unknown} key */
+  pairKey(key) {
+    this.stack.top().map.items.push(key);
+    return PAIR_VALUE;
   }
 
   /** Before the library allocates: nesting depth, and at least 1 byte per element / 2 per entry must remain.
@@ -134,36 +160,28 @@ for (const era of ERAS) {
  * @returns {object[]} typed values
  */
 export function decodeAll(bytes, era) {
-  const codec = codecByEra.get(era);
-  if (codec === undefined) throw new Error(`unknown era '${era}'`);
-  /** @type {unknown[]} every map key, in the order the library met them; index = property name minus KEY_PREFIX */
-  const keys = [];
-  const decoder = new TypedDecoder({
-    extensionCodec: codec,
-    context: era,
-    useBigInt64: true, // uint64 above 2^53 would come back as a rounded number otherwise
-    keyDecoder: null,
-    mapKeyConverter: (key) => {
-      keys.push(key);
-      return KEY_PREFIX + (keys.length - 1);
-    },
-    // Public guards: no declared length can exceed the whole input (str/array/map are also checked above).
-    maxStrLength: bytes.length,
-    maxBinLength: bytes.length,
-    maxExtLength: bytes.length,
-    maxArrayLength: bytes.length,
-    maxMapLength: bytes.length,
-  });
+  const decoder = decoderByEra.get(era);
+  if (decoder === undefined) throw new Error(`unknown era '${era}'`);
+  // Public guards: no declared length can exceed the whole input (str/array/map are also checked above).
+  decoder.maxStrLength = decoder.maxBinLength = decoder.maxExtLength = bytes.length;
+  decoder.maxArrayLength = decoder.maxMapLength = bytes.length;
   const decoded = [];
   try {
+    // decodeMulti starts from a clean state each time (reinitializeState), also after a failed input.
     for (const value of decoder.decodeMulti(bytes)) decoded.push(value);
   } catch (e) {
     throw classifyLibraryError(e);
   }
-  return decoded.map((v) => toTyped(v, keys, 0));
+  return decoded.map((v) => toTyped(v, 0));
 }
 
-const KEY_PREFIX = "k";
+/** One decoder per era, reused by every request (decodeAll never runs inside another decodeAll). */
+const decoderByEra = new Map(ERAS.map((era) => [era, new TypedDecoder({
+  extensionCodec: codecByEra.get(era),
+  context: era,
+  useBigInt64: true, // uint64 above 2^53 would come back as a rounded number otherwise
+  keyDecoder: null,
+})]));
 
 /** Map the library's exceptions to error classes; anything unexpected is passed on as a runner bug.
  * @param {unknown} e */
@@ -177,15 +195,19 @@ function classifyLibraryError(e) {
   return e;
 }
 
+const NIL = { type: "nil" };
+const TRUE = { type: "bool", value: true };
+const FALSE = { type: "bool", value: false };
+
 /**
- * The library's result -> typed notation.
- * @param {unknown} v @param {unknown[]} keys @param {number} depth containers around v
+ * The library's result -> typed notation. Answers may share the nil and bool objects (they are only written).
+ * @param {unknown} v @param {number} depth containers around v
  * @returns {object}
  */
-function toTyped(v, keys, depth) {
-  if (v === null) return { type: "nil" };
-  if (typeof v === "boolean") return { type: "bool", value: v };
+function toTyped(v, depth) {
+  if (v === null) return NIL;
   if (typeof v === "number" || typeof v === "bigint") return { type: "int", value: v.toString() }; // floats are Float*Bits
+  if (typeof v === "boolean") return v ? TRUE : FALSE;
   if (v instanceof Str) return { type: "str", value: v.value };
   if (v instanceof Float32Bits) return { type: "float32", bits: v.bits };
   if (v instanceof Float64Bits) return { type: "float64", bits: v.bits };
@@ -194,14 +216,20 @@ function toTyped(v, keys, depth) {
   if (v instanceof ExtData) return { type: "ext", code: v.type, hex: toHex(/** @type {Uint8Array} */ (v.data)) };
   // Empty containers never reach pushArrayState/pushMapState, so the depth limit is checked here as well.
   if (depth + 1 > MAX_DEPTH) throw new WireError("limit.depth", `container nested deeper than ${MAX_DEPTH}`);
-  if (Array.isArray(v)) return { type: "array", items: v.map((item) => toTyped(item, keys, depth + 1)) };
-  if (typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype) {
-    const obj = /** @type {Record<string, unknown>} */ (v);
-    const entries = Object.keys(obj).map((name) => [
-      toTyped(keys[Number(name.slice(KEY_PREFIX.length))], keys, depth + 1),
-      toTyped(obj[name], keys, depth + 1),
-    ]);
+  if (Array.isArray(v)) {
+    const items = new Array(v.length);
+    for (let i = 0; i < v.length; i++) items[i] = toTyped(v[i], depth + 1);
+    return { type: "array", items };
+  }
+  if (v instanceof Pairs) {
+    const kv = v.items;
+    const entries = new Array(kv.length / 2);
+    for (let i = 0; i < entries.length; i++) entries[i] = [toTyped(kv[2 * i], depth + 1), toTyped(kv[2 * i + 1], depth + 1)];
     return { type: "map", entries };
+  }
+  // An empty map never reaches pushMapState: the library returns a fresh {}.
+  if (typeof v === "object" && Object.getPrototypeOf(v) === Object.prototype && Object.keys(v).length === 0) {
+    return { type: "map", entries: [] };
   }
   throw new Error(`unexpected value from the library: ${Object.prototype.toString.call(v)}`);
 }
@@ -221,6 +249,7 @@ const UINT64_MAX = 2n ** 64n - 1n;
 // In a /u pattern a surrogate class matches only surrogates that are not part of a pair.
 const LONE_SURROGATE = /[\ud800-\udfff]/u;
 const INT64_MIN = -(2n ** 63n);
+const SHORT_INT = /^-?(0|[1-9][0-9]{0,14})$/;
 
 /**
  * Encode the values, in order, as one byte string.
@@ -239,7 +268,7 @@ class ByteSink {
   bytes = new Uint8Array(256);
   length = 0;
 
-  /** @param {Uint8Array} piece (copied: it may be an encoder's shared buffer) */
+  /** @param {Uint8Array} piece (copied: it is often an encoder's shared buffer, see encodeSharedRef) */
   push(piece) {
     const end = this.length + piece.length;
     if (end > this.bytes.length) {
@@ -260,16 +289,22 @@ class ByteSink {
 function encodeValue(v, out) {
   switch (v.type) {
     case "nil":
-      out.push(plain.encode(null));
+      out.push(plain.encodeSharedRef(null));
       return;
     case "bool":
-      out.push(plain.encode(v.value));
+      out.push(plain.encodeSharedRef(v.value));
       return;
     case "int": {
+      // Up to 15 digits is a safe integer: the library writes its smallest form (what the BigInt path below
+      // would pick too), without a BigInt parse per value.
+      if (SHORT_INT.test(v.value)) {
+        out.push(plain.encodeSharedRef(Number(v.value)));
+        return;
+      }
       const n = BigInt(v.value);
       if (n < INT64_MIN || n > UINT64_MAX) throw new WireError("unrepresentable", `int ${n} outside int64/uint64`);
       // The bigint path always writes 9 bytes, which is the smallest form only beyond 2^32 (so beyond 2^53 too).
-      out.push(Number.isSafeInteger(Number(n)) ? plain.encode(Number(n)) : wideInt.encode(n));
+      out.push(Number.isSafeInteger(Number(n)) ? plain.encodeSharedRef(Number(n)) : wideInt.encodeSharedRef(n));
       return;
     }
     case "float32":
@@ -281,10 +316,10 @@ function encodeValue(v, out) {
     case "str":
       // A lone surrogate would be written as invalid UTF-8 (the library encodes it as a 3-byte sequence).
       if (LONE_SURROGATE.test(v.value)) throw new WireError("unrepresentable", "str contains an unpaired surrogate");
-      out.push(plain.encode(v.value));
+      out.push(plain.encodeSharedRef(v.value));
       return;
     case "bin":
-      out.push(plain.encode(fromHex(v.hex)));
+      out.push(plain.encodeSharedRef(fromHex(v.hex)));
       return;
     case "array":
       out.push(containerHeader(v.items.length, 0x90, 0xdc));
@@ -300,12 +335,12 @@ function encodeValue(v, out) {
     case "ext":
       // The library writes the code with setInt8, which silently wraps codes outside -128..127.
       if (!Number.isInteger(v.code) || v.code < -128 || v.code > 127) throw new WireError("unrepresentable", `ext code ${v.code} outside -128..127`);
-      out.push(plain.encode(new ExtData(v.code, fromHex(v.hex))));
+      out.push(plain.encodeSharedRef(new ExtData(v.code, fromHex(v.hex))));
       return;
     default: {
       if (!isIgniteType(v.type)) throw new Error(`unknown value type '${v.type}'`);
       const { code, payload } = encodeIgnite(v);
-      out.push(plain.encode(new ExtData(code, payload)));
+      out.push(plain.encodeSharedRef(new ExtData(code, payload)));
     }
   }
 }
@@ -320,7 +355,7 @@ function encodeFloat(bits, width, encoder) {
   const view = new DataView(raw.buffer, raw.byteOffset, width);
   const value = width === 4 ? view.getFloat32(0) : view.getFloat64(0);
   if (Number.isNaN(value)) return Uint8Array.from([width === 4 ? 0xca : 0xcb, ...raw]);
-  return encoder.encode(value);
+  return encoder.encodeSharedRef(value);
 }
 
 /** The library has no header-only writer: fix (16 entries), 16-bit or 32-bit count.
@@ -338,6 +373,11 @@ function containerHeader(count, fixBase, head16) {
 
 /** @param {string} hex */
 export function fromHex(hex) {
-  if (!/^([0-9a-f]{2})*$/.test(hex)) throw new TypeError(`not lower-case hex: ${hex.slice(0, 40)}`);
-  return Uint8Array.from(Buffer.from(hex, "hex"));
+  if (hex.length % 2 !== 0 || NOT_HEX.test(hex)) throw new TypeError(`not lower-case hex: ${hex.slice(0, 40)}`);
+  // Callers get a Uint8Array of their own (binaryTuple reverses copies made with slice(), which on a Buffer
+  // would be a view). A small Buffer.from lives in Node's shared pool and is copied out; a large one owns its
+  // ArrayBuffer, which is taken over without a copy.
+  const b = Buffer.from(hex, "hex");
+  return b.byteOffset === 0 && b.buffer.byteLength === b.length ? new Uint8Array(b.buffer) : new Uint8Array(b);
 }
+const NOT_HEX = /[^0-9a-f]/;

@@ -14,7 +14,8 @@ use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
 use crate::errors::{check, from_hex, unsupported, wire, Failure, Hex, Result};
-use crate::ignite_ext::{get_str, get_wide, parse_wide, short, Registry};
+use crate::ignite_ext::{self, get_wide, parse_wide, Registry};
+use crate::json::Json;
 
 /// Nesting beyond this is limit.depth (the suite's MP-DEPTH-LIMIT value; 64 must work).
 pub const MAX_DEPTH: usize = 512;
@@ -38,6 +39,11 @@ fn len32(n: usize, what: &str) -> Result<u32> {
 }
 
 pub fn encode(values: &[Value], reg: &Registry) -> Result<Vec<u8>> {
+    encode_json(&values.iter().map(Json::of).collect::<Vec<_>>(), reg)
+}
+
+/// The values of a request as it was read (json.rs): the big msgpack requests are never made `Value`s.
+pub fn encode_json(values: &[Json], reg: &Registry) -> Result<Vec<u8>> {
     let mut out = Vec::new();
     for v in values {
         encode_value(&mut out, v, reg)?;
@@ -45,10 +51,22 @@ pub fn encode(values: &[Value], reg: &Registry) -> Result<Vec<u8>> {
     Ok(out)
 }
 
-pub fn encode_value(out: &mut Vec<u8>, v: &Value, reg: &Registry) -> Result<()> {
+/// A string member: a missing or non-string one is refused with ignite_ext::get_str's own message.
+fn get_str<'v>(v: &'v Json, name: &str) -> Result<&'v str> {
+    match v.get(name).and_then(Json::as_str) {
+        Some(s) => Ok(s),
+        None => Err(ignite_ext::get_str(&v.to_value(), name).expect_err("missing or not a string either way")),
+    }
+}
+
+fn short(v: &Json) -> String {
+    ignite_ext::short(&v.to_value())
+}
+
+fn encode_value(out: &mut Vec<u8>, v: &Json, reg: &Registry) -> Result<()> {
     match get_str(v, "type")? {
         "nil" => written(wr::write_nil(out)),
-        "bool" => match v.get("value").and_then(Value::as_bool) {
+        "bool" => match v.get("value").and_then(Json::as_bool) {
             Some(b) => written(wr::write_bool(out, b)),
             None => unsupported(format!("bool without a boolean value: {}", short(v))),
         },
@@ -75,7 +93,7 @@ pub fn encode_value(out: &mut Vec<u8>, v: &Value, reg: &Registry) -> Result<()> 
             let entries = list(v, "entries")?;
             written(wr::write_map_len(out, len32(entries.len(), "map")?))?;
             for entry in entries {
-                match entry.as_array().map(Vec::as_slice) {
+                match entry.as_array() {
                     Some([key, val]) => {
                         encode_value(out, key, reg)?;
                         encode_value(out, val, reg)?;
@@ -86,7 +104,7 @@ pub fn encode_value(out: &mut Vec<u8>, v: &Value, reg: &Registry) -> Result<()> 
             Ok(())
         }
         "ext" => {
-            let code = get_wide(v, "code")?;
+            let code = get_wide(&v.to_value(), "code")?;
             let code = match i8::try_from(code) {
                 Ok(c) => c,
                 Err(_) => return wire("unrepresentable", format!("ext code {code} outside -128..127")),
@@ -95,21 +113,21 @@ pub fn encode_value(out: &mut Vec<u8>, v: &Value, reg: &Registry) -> Result<()> 
         }
         // An Ignite type (value.schema.json); the registry refuses what the value's era does not assign.
         _ => {
-            let (code, payload) = reg.encode(v)?;
+            let (code, payload) = reg.encode(&v.to_value())?;
             encode_ext(out, code, &payload)
         }
     }
 }
 
-fn list<'a>(v: &'a Value, name: &str) -> Result<&'a Vec<Value>> {
-    match v.get(name).and_then(Value::as_array) {
+fn list<'v, 'a>(v: &'v Json<'a>, name: &str) -> Result<&'v [Json<'a>]> {
+    match v.get(name).and_then(Json::as_array) {
         Some(items) => Ok(items),
         None => unsupported(format!("no '{name}' list in {}", short(v))),
     }
 }
 
 /// The float bits of a typed value, `width` bytes as big-endian hex.
-fn bits_of(v: &Value, width: usize) -> Result<u64> {
+fn bits_of(v: &Json, width: usize) -> Result<u64> {
     let raw = from_hex(get_str(v, "bits")?)?;
     if raw.len() != width {
         return unsupported(format!("float bits must be {width} bytes: {}", short(v)));

@@ -5,6 +5,7 @@ pub mod binary_tuple;
 pub mod codec;
 pub mod errors;
 pub mod ignite_ext;
+pub mod json;
 
 /// rmp's version, read from Cargo.lock by build.rs.
 pub const RMP_VERSION: &str = env!("RUNNER_RMP_VERSION");

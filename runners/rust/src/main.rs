@@ -10,6 +10,7 @@ use std::path::Path;
 
 use ignite_runner::errors::{from_hex, unsupported, Failure, Hex, Result};
 use ignite_runner::ignite_ext::Registry;
+use ignite_runner::json::Json;
 use ignite_runner::{binary_tuple, codec};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde::Deserialize;
@@ -47,14 +48,14 @@ fn start_response(reg: &Registry) -> Value {
     })
 }
 
-fn text<'a>(req: &'a Value, name: &str) -> Option<&'a str> {
-    req.get(name).and_then(Value::as_str)
+fn text<'a>(req: &'a Json, name: &str) -> Option<&'a str> {
+    req.get(name).and_then(Json::as_str)
 }
 
 /// The response to a request with an id, written by `Serialize` straight to the output: encoded bytes and
 /// decoded values are never built as a JSON tree first (the corpus has answers of 3 MB).
 struct Answer<'a> {
-    id: &'a Value,
+    id: Value,
     body: Body<'a>,
 }
 
@@ -71,7 +72,7 @@ enum Body<'a> {
 impl Serialize for Answer<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         let mut m = s.serialize_map(Some(2))?;
-        m.serialize_entry("id", self.id)?;
+        m.serialize_entry("id", &self.id)?;
         match &self.body {
             Body::Hex(bytes) => m.serialize_entry("hex", &Hex(bytes))?,
             Body::Decoded(values) => m.serialize_entry("values", values)?,
@@ -84,25 +85,26 @@ impl Serialize for Answer<'_> {
 }
 
 /// The response body for an encode or decode request; `data` holds a decode request's bytes.
-fn handle<'a>(req: &'a Value, reg: &'a Registry, data: &'a mut Vec<u8>) -> Result<Body<'a>> {
+fn handle<'a>(req: &'a Json<'a>, reg: &'a Registry, data: &'a mut Vec<u8>) -> Result<Body<'a>> {
     let cmd = text(req, "cmd").unwrap_or("");
     let era = text(req, "era").unwrap_or("");
     if !reg.knows_era(era) {
         return unsupported(format!("unknown era {era:?}"));
     }
     let fmt = text(req, "format").unwrap_or("msgpack");
-    let no_list = Vec::new();
-    let list = |name: &str| req.get(name).and_then(Value::as_array).unwrap_or(&no_list);
+    let list = |name: &str| req.get(name).and_then(Json::as_array).unwrap_or(&[]);
+    // The Binary Tuple formats read Values; their requests are small.
+    let values_of = |name: &str| list(name).iter().map(Json::to_value).collect::<Vec<_>>();
     if cmd == "decode" {
         *data = from_hex(text(req, "hex").unwrap_or(""))?;
     }
     let data: &'a Vec<u8> = data;
     match (cmd, fmt) {
-        ("encode", "msgpack") => Ok(Body::Hex(codec::encode(list("values"), reg)?)),
+        ("encode", "msgpack") => Ok(Body::Hex(codec::encode_json(list("values"), reg)?)),
         ("decode", "msgpack") => Ok(Body::Decoded(codec::decode_lazily(data, era, reg)?)),
         // Binary Tuple formats (spec 6.2)
-        ("encode", _) => Ok(Body::Hex(binary_tuple::encode(fmt, list("values"), era, reg)?)),
-        ("decode", _) => Ok(Body::Values(binary_tuple::decode(fmt, data, era, list("columns"), reg)?)),
+        ("encode", _) => Ok(Body::Hex(binary_tuple::encode(fmt, &values_of("values"), era, reg)?)),
+        ("decode", _) => Ok(Body::Values(binary_tuple::decode(fmt, data, era, &values_of("columns"), reg)?)),
         _ => unsupported(format!("unknown command {cmd:?}")),
     }
 }
@@ -114,7 +116,7 @@ fn guarded<T>(f: impl FnOnce() -> T) -> std::thread::Result<T> {
 
 /// Writes exactly one response for a request that carries an id; codec errors become responses, and so does a
 /// panic (a runner bug, not a verdict on the input: answered `skipped`, which fails the run unless listed).
-fn answer(out: &mut impl Write, id: &Value, req: &Value, reg: &Registry) -> io::Result<()> {
+fn answer(out: &mut impl Write, id: Value, req: &Json, reg: &Registry) -> io::Result<()> {
     let mut data = Vec::new();
     let body = match guarded(|| handle(req, reg, &mut data)) {
         Ok(Ok(body)) => body,
@@ -161,10 +163,10 @@ fn shallow_id(line: &[u8]) -> Option<Value> {
     serde_json::from_str(envelope.get("id")?.get()).ok()
 }
 
-fn parse(line: &[u8]) -> serde_json::Result<Value> {
+fn parse(line: &[u8]) -> serde_json::Result<Json<'_>> {
     let mut de = serde_json::Deserializer::from_slice(line);
     de.disable_recursion_limit();
-    let v = Value::deserialize(&mut de)?;
+    let v = Json::deserialize(&mut de)?;
     de.end()?;
     Ok(v)
 }
@@ -212,12 +214,13 @@ fn serve(reg: &Registry) -> io::Result<()> {
         match (text(&req, "cmd"), req.get("id")) {
             (Some("stop"), _) => return out.flush(),
             (Some("start"), _) => {
-                if req.get("protocol").and_then(Value::as_i64) != Some(PROTOCOL) {
-                    log(&format!("harness speaks protocol {}, this runner {PROTOCOL}", req.get("protocol").unwrap_or(&Value::Null)));
+                let protocol = req.get("protocol").map_or(Value::Null, Json::to_value);
+                if protocol.as_i64() != Some(PROTOCOL) {
+                    log(&format!("harness speaks protocol {protocol}, this runner {PROTOCOL}"));
                 }
                 write(&mut out, &start_response(reg))?;
             }
-            (_, Some(id)) => answer(&mut out, id, &req, reg)?,
+            (_, Some(id)) => answer(&mut out, id.to_value(), &req, reg)?,
             _ => log(&format!("request without id ignored: {}", shown())),
         }
     }
