@@ -569,23 +569,23 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
 
     // ---------------------------------------------------------------- formats
 
-    static string TypeOf(JsonNode? value) => value?["type"]?.GetValue<string>() ?? "";
+    static string TypeOf(JsonElement value) => value.TryGetProperty("type", out JsonElement t) ? t.GetString() ?? "" : "";
 
-    static byte[] BinOf(JsonNode? value, string what)
+    static byte[] BinOf(JsonElement value, string what)
     {
         Check(TypeOf(value) == "bin", "invalid.tuple-type", $"{what}: expected a bin, got {TypeOf(value)}");
-        return Convert.FromHexString(value!["hex"]!.GetValue<string>());
+        return Fields.Hex(value, "hex");
     }
 
     /// <summary>The bin that must follow the first MessagePack value of a collection or compute argument, alone.</summary>
-    static byte[] OneBinAfter(JsonArray outer, string what)
+    static byte[] OneBinAfter(JsonElement outer, string what)
     {
-        Check(outer.Count == 2, "invalid.tuple-type", $"{what}: expected one bin after the first value, got {outer.Count - 1} values");
+        Check(outer.GetArrayLength() == 2, "invalid.tuple-type", $"{what}: expected one bin after the first value, got {outer.GetArrayLength() - 1} values");
         return BinOf(outer[1], what);
     }
 
     /// <summary>Spec 6.3: element count n, then the tuple of type id, count, items.</summary>
-    static void ReadCollection(BigInteger n, JsonArray outer, string era, JsonArray output)
+    static void ReadCollection(BigInteger n, JsonElement outer, string era, JsonArray output)
     {
         Check(n >= 2, "invalid.tuple-type", $"collection element count {n} is below 2");
         long elements = n < int.MaxValue ? (long)n : long.MaxValue;   // ReadTuple: malformed.truncated
@@ -604,7 +604,7 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
     const int ComputeNative = 0, ComputeMarshalled = 2;   // ComputeJobDataType ids the corpus models
 
     /// <summary>Spec 6.4: kind, then one bin holding a triple (NATIVE) or the marshaller's bytes.</summary>
-    static JsonObject ReadComputeArg(BigInteger kind, JsonArray outer, string era)
+    static JsonObject ReadComputeArg(BigInteger kind, JsonElement outer, string era)
     {
         Check(kind == ComputeNative || kind == ComputeMarshalled, "invalid.tuple-type", $"compute argument kind {kind}");
         byte[] data = OneBinAfter(outer, "compute argument");
@@ -636,18 +636,19 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
             }
             return output;
         }
-        JsonArray outer = codec.Decode(data, "3.0");
+        using JsonDocument values = codec.DecodeDocument(data, "3.0");
+        JsonElement outer = values.RootElement;
         switch (format)
         {
             case "object":
-                Check(outer.Count == 1, "invalid.tuple-type", $"an object is one MessagePack value, not {outer.Count}");
+                Check(outer.GetArrayLength() == 1, "invalid.tuple-type", $"an object is one MessagePack value, not {outer.GetArrayLength()}");
                 output.Add(TypeOf(outer[0]) == "nil" ? Codec.Typed("NULL") : ReadTriple(ReadTuple(BinOf(outer[0], "object"), 3, era).Parts, 0));
                 return output;
             case "object-array":
-                Check(outer.Count > 0 && TypeOf(outer[0]) == "int", "invalid.tuple-type", "an object array starts with its count");
-                var n = BigInteger.Parse(outer[0]!["value"]!.GetValue<string>());
+                Check(outer.GetArrayLength() > 0 && TypeOf(outer[0]) == "int", "invalid.tuple-type", "an object array starts with its count");
+                var n = BigInteger.Parse(Fields.Text(outer[0], "value"));
                 Check(n.Sign >= 0, "invalid.tuple-type", $"negative object count {n}");
-                Check(outer.Count == (n.IsZero ? 1 : 2), "invalid.tuple-type", "an object array is a count and (N > 0) one bin");
+                Check(outer.GetArrayLength() == (n.IsZero ? 1 : 2), "invalid.tuple-type", "an object array is a count and (N > 0) one bin");
                 if (n.IsZero)
                 {
                     return output;
@@ -661,19 +662,19 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
                 }
                 return output;
             case "table-row":
-                Check(outer.Count == 2 && TypeOf(outer[0]) == "bitmask", "invalid.tuple-type", "a row is a BITMASK and a bin");
+                Check(outer.GetArrayLength() == 2 && TypeOf(outer[0]) == "bitmask", "invalid.tuple-type", "a row is a BITMASK and a bin");
                 byte[][] row = ReadTuple(BinOf(outer[1], "row"), columns.Length, era).Parts;
-                HashSet<long> noValue = [.. outer[0]!["bits"]!.AsArray().Select(bit => bit!.GetValue<long>())];
+                HashSet<long> noValue = [.. outer[0].GetProperty("bits").EnumerateArray().Select(bit => bit.GetInt64())];
                 for (int i = 0; i < columns.Length; i++)
                 {
                     output.Add(noValue.Contains(i) ? Codec.Typed("NO_VALUE") : DecodeColumn(columns[i], row[i], era));
                 }
                 return output;
             case "collection" or "compute-arg":
-                Check(outer.Count > 0, "invalid.tuple-type", $"{format}: no value");
+                Check(outer.GetArrayLength() > 0, "invalid.tuple-type", $"{format}: no value");
                 if (TypeOf(outer[0]) == "nil")
                 {
-                    Check(outer.Count == 1, "invalid.tuple-type", $"{format}: nil followed by more values");
+                    Check(outer.GetArrayLength() == 1, "invalid.tuple-type", $"{format}: nil followed by more values");
                     if (format == "compute-arg")
                     {
                         output.Add(Codec.Typed("NULL"));
@@ -681,7 +682,7 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
                     return output;
                 }
                 Check(TypeOf(outer[0]) == "int", "invalid.tuple-type", $"{format}: the first value is not an int");
-                var first = BigInteger.Parse(outer[0]!["value"]!.GetValue<string>());
+                var first = BigInteger.Parse(Fields.Text(outer[0], "value"));
                 if (format == "collection")
                 {
                     ReadCollection(first, outer, era, output);
