@@ -225,11 +225,13 @@ def verify(args, stdout, stderr):
         shared = report.shared_pieces()
 
         def finish(config, result):
-            # A runner's verdicts and report records are made as soon as its session ends, while slower runners
-            # still run (on a core that is free by then), not all after the last one. judge_runs adds the advice.
+            # A runner's verdicts, report records and JUnit suite are made as soon as its session ends, while slower
+            # runners still run (on a core that is free by then), not all after the last one. judge_runs adds the
+            # advice.
             verdicts = results.build(config.name, plan, result.outcomes)
             expectations.mark(entries[config.name], verdicts, catalog.scope)
             result.records = report.records(verdicts, shared)
+            result.junit = junit.suite(config.name, verdicts)
             result.verdicts = verdicts
 
         runs, error = run_all(configs, plan, catalog.version, args, start_timeout, out, log.add, finish)
@@ -295,7 +297,8 @@ def judge_runs(runs, plan, entries, required, stale_checked, catalog):
 
 def write_reports(out, rep, final):
     report.write(out / "report.json", rep)
-    junit.write(out / "junit.xml", [(config.name, verdicts) for config, _, verdicts, _ in final])
+    junit.write(out / "junit.xml", [(config.name, verdicts, getattr(result, "junit", None))
+                                    for config, result, verdicts, _ in final])
 
 
 def print_totals(rep, stdout):

@@ -16,16 +16,26 @@ _CONTROL = str.maketrans({c: f"\\x{c:02x}" for c in range(0x20) if chr(c) not in
 
 
 def write(path, runs):
-    """runs: [(runner name, [Verdict])]."""
+    """runs: [(runner name, [Verdict])], or [(runner name, [Verdict], suite(name, verdicts) made before, or None)]."""
     def to(tmp):
         with open(tmp, "w", encoding="utf-8", errors="xmlcharrefreplace") as f:
             f.write("<?xml version='1.0' encoding='utf-8'?>\n")
             f.write("<testsuites>" if runs else "<testsuites />")
-            for name, verdicts in runs:
-                _suite(f.write, name, verdicts)
+            for name, verdicts, *made in runs:
+                if made and made[0] is not None:
+                    f.writelines(made[0])
+                else:
+                    _suite(f.write, name, verdicts)
             if runs:
                 f.write("</testsuites>")
     atomic.write(path, to)
+
+
+def suite(name, verdicts):
+    """A runner's testsuite element, as text pieces for write()."""
+    pieces = []
+    _suite(pieces.append, name, verdicts)
+    return pieces
 
 
 def _suite(write, name, verdicts):

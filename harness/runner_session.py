@@ -39,9 +39,10 @@ class RunnerResult:
     unmet: list = field(default_factory=list)       # --require capabilities it does not claim (set by the cli)
     abandoned: str = None          # why the runner was given up, if it was
     # Made as soon as the session ended (cli.verify's finish): its Verdicts, expectations marked on them
-    # (expectations.mark), and their report.json records.
+    # (expectations.mark), their report.json records and junit.xml testsuite.
     verdicts: list = None
     records: list = None
+    junit: list = None
 
 
 class Session:
