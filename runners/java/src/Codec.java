@@ -1,7 +1,11 @@
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.util.RawValue;
+import java.io.CharArrayWriter;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -30,7 +34,10 @@ final class Codec {
     private static final BigInteger INT64_MIN = BigInteger.valueOf(Long.MIN_VALUE);
     private static final BigInteger UINT64_MAX = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
 
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
     private final IgniteExt ignite;
+    private final CharArrayWriter text = new CharArrayWriter(1 << 16); // decodeText's answer, reused
 
     Codec(IgniteExt ignite) {
         this.ignite = ignite;
@@ -38,21 +45,32 @@ final class Codec {
 
     // ---------------------------------------------------------------- decode
 
-    /** All top-level values of {@code input}, in order. */
-    ArrayNode decode(byte[] input, String era) throws WireError, IOException {
-        ArrayNode values = JSON.arrayNode();
-        try (MessageUnpacker in = MessagePack.newDefaultUnpacker(input)) {
-            Reader reader = new Reader(in, input.length, era);
+    /**
+     * All top-level values of {@code input}, in order, as the JSON text of a list of typed values: written by a
+     * JsonGenerator as the input is read (no node per value), into one reused buffer.
+     */
+    RawValue decodeText(byte[] input, String era) throws WireError, IOException {
+        text.reset();
+        try (JsonGenerator out = MAPPER.getFactory().createGenerator(text);
+                MessageUnpacker in = MessagePack.newDefaultUnpacker(input)) {
+            Reader reader = new Reader(in, input.length, era, out);
+            out.writeStartArray();
             while (in.hasNext()) {
-                values.add(reader.value(0));
+                reader.value(0);
             }
+            out.writeEndArray();
         } catch (MessageInsufficientBufferException e) {
             throw WireError.truncated("input ends inside a value");
         } catch (MessageSizeException e) {
             // A 32-bit length or count above 2^31-1: more than any input this runner can be given.
             throw WireError.truncated("declared length or count above 2^31-1");
         }
-        return values;
+        return new RawValue(text.toString());
+    }
+
+    /** The same values as nodes (the Binary Tuple formats read the few values around a tuple). */
+    ArrayNode decode(byte[] input, String era) throws WireError, IOException {
+        return (ArrayNode) MAPPER.readTree(decodeText(input, era).rawValue().toString());
     }
 
     /** One decode pass: the unpacker plus what the bounds checks need. */
@@ -60,11 +78,13 @@ final class Codec {
         private final MessageUnpacker in;
         private final long inputLength;
         private final String era;
+        private final JsonGenerator out;
 
-        Reader(MessageUnpacker in, long inputLength, String era) {
+        Reader(MessageUnpacker in, long inputLength, String era, JsonGenerator out) {
             this.in = in;
             this.inputLength = inputLength;
             this.era = era;
+            this.out = out;
         }
 
         private long remaining() {
@@ -80,7 +100,7 @@ final class Codec {
         }
 
         /** A value whose containers are {@code depth} deep. */
-        JsonNode value(int depth) throws IOException, WireError {
+        void value(int depth) throws IOException, WireError {
             MessageFormat format = in.getNextFormat();
             if (format == MessageFormat.NEVER_USED) { // getValueType() would throw
                 throw new WireError("malformed.reserved", "0xc1 where a value starts");
@@ -88,59 +108,91 @@ final class Codec {
             switch (format.getValueType()) {
                 case NIL:
                     in.unpackNil();
-                    return typed("nil");
+                    typed("nil");
+                    break;
                 case BOOLEAN:
-                    return typed("bool").put("value", in.unpackBoolean());
+                    boolean b = in.unpackBoolean();
+                    typed("bool");
+                    out.writeBooleanField("value", b);
+                    break;
                 case INTEGER:
                     // uint64 above int64 max: unpackLong throws, unpackBigInteger is exact.
                     String digits = format == MessageFormat.UINT64
                             ? in.unpackBigInteger().toString()
                             : Long.toString(in.unpackLong());
-                    return typed("int").put("value", digits);
+                    typed("int");
+                    out.writeStringField("value", digits);
+                    break;
                 case FLOAT:
                     // unpackFloat keeps float32 as float (no widening), so NaN payloads survive.
                     if (format == MessageFormat.FLOAT32) {
-                        return typed("float32").put("bits", hex32(Float.floatToRawIntBits(in.unpackFloat())));
+                        String bits = hex(Float.floatToRawIntBits(in.unpackFloat()), 8);
+                        typed("float32");
+                        out.writeStringField("bits", bits);
+                    } else {
+                        String bits = hex(Double.doubleToRawLongBits(in.unpackDouble()), 16);
+                        typed("float64");
+                        out.writeStringField("bits", bits);
                     }
-                    return typed("float64").put("bits", hex64(Double.doubleToRawLongBits(in.unpackDouble())));
+                    break;
                 case STRING:
-                    return typed("str").put("value", utf8(payload(in.unpackRawStringHeader(), "str")));
+                    String str = utf8(payload(in.unpackRawStringHeader(), "str"));
+                    typed("str");
+                    out.writeStringField("value", str);
+                    break;
                 case BINARY:
-                    return typed("bin").put("hex", Hex.of(payload(in.unpackBinaryHeader(), "bin")));
+                    String hex = Hex.of(payload(in.unpackBinaryHeader(), "bin"));
+                    typed("bin");
+                    out.writeStringField("hex", hex);
+                    break;
                 case ARRAY:
-                    return array(depth + 1);
+                    array(depth + 1);
+                    return;
                 case MAP:
-                    return map(depth + 1);
+                    map(depth + 1);
+                    return;
                 case EXTENSION:
-                    return ext();
+                    ext();
+                    return;
                 default:
                     throw new IllegalStateException("format " + format);
             }
+            out.writeEndObject();
         }
 
-        private JsonNode array(int depth) throws IOException, WireError {
+        /** Opens the object of a typed value. */
+        private void typed(String type) throws IOException {
+            out.writeStartObject();
+            out.writeStringField("type", type);
+        }
+
+        private void array(int depth) throws IOException, WireError {
             checkDepth(depth);
             int count = in.unpackArrayHeader();
             need(count, 1, "array");
-            ArrayNode items = JSON.arrayNode();
+            typed("array");
+            out.writeArrayFieldStart("items");
             for (int i = 0; i < count; i++) {
-                items.add(value(depth));
+                value(depth);
             }
-            return typed("array").set("items", items);
+            out.writeEndArray();
+            out.writeEndObject();
         }
 
-        private JsonNode map(int depth) throws IOException, WireError {
+        private void map(int depth) throws IOException, WireError {
             checkDepth(depth);
             int count = in.unpackMapHeader();
             need(count, 2, "map");
-            ArrayNode entries = JSON.arrayNode();
+            typed("map");
+            out.writeArrayFieldStart("entries");
             for (int i = 0; i < count; i++) {
-                ArrayNode entry = JSON.arrayNode();
-                entry.add(value(depth));
-                entry.add(value(depth));
-                entries.add(entry);
+                out.writeStartArray();
+                value(depth);
+                value(depth);
+                out.writeEndArray();
             }
-            return typed("map").set("entries", entries);
+            out.writeEndArray();
+            out.writeEndObject();
         }
 
         private void checkDepth(int depth) throws WireError {
@@ -155,15 +207,19 @@ final class Codec {
             return in.readPayload(length);
         }
 
-        private JsonNode ext() throws IOException, WireError {
+        private void ext() throws IOException, WireError {
             // The header only: no timestamp conversion of code -1.
             ExtensionTypeHeader header = in.unpackExtensionTypeHeader();
             byte[] data = payload(header.getLength(), "ext");
             JsonNode typedExt = ignite.decode(era, header.getType(), data);
             if (typedExt != null) {
-                return typedExt;
+                out.writeTree(typedExt);
+                return;
             }
-            return typed("ext").put("code", (int) header.getType()).put("hex", Hex.of(data));
+            typed("ext");
+            out.writeNumberField("code", (int) header.getType());
+            out.writeStringField("hex", Hex.of(data));
+            out.writeEndObject();
         }
     }
 
@@ -184,12 +240,13 @@ final class Codec {
         return JSON.objectNode().put("type", type);
     }
 
-    private static String hex32(int bits) {
-        return String.format("%08x", bits);
-    }
-
-    private static String hex64(long bits) {
-        return String.format("%016x", bits);
+    /** The low {@code digits} hex digits of bits, zero-padded (String.format parses its pattern on every call). */
+    private static String hex(long bits, int digits) {
+        char[] text = new char[digits];
+        for (int i = digits - 1; i >= 0; i--, bits >>>= 4) {
+            text[i] = Character.forDigit((int) (bits & 0xf), 16);
+        }
+        return new String(text);
     }
 
     // ---------------------------------------------------------------- encode

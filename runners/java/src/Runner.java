@@ -133,7 +133,7 @@ public final class Runner {
                 case "encode":
                     return response.put("hex", Hex.of(codec.encode(Fields.array(request, "values"))));
                 case "decode":
-                    return response.set("values", codec.decode(Hex.parse(Fields.text(request, "hex")), era));
+                    return response.putRawValue("values", codec.decodeText(Hex.parse(Fields.text(request, "hex")), era));
                 default:
                     return response.put("skipped", "unknown cmd " + request.path("cmd"));
             }
