@@ -74,9 +74,15 @@ def parser():
     v.add_argument("--max-faults", type=_number(int, 1, 1_000_000), default=MAX_FAULTS, metavar="K",
                    help=f"give a runner up after K crashes or timeouts in a row: its remaining ops are "
                         f"'abandoned' (default {MAX_FAULTS})")
-    v.add_argument("--serial", action="store_true",
-                   help="judge every runner in this one process (by default each runner's session runs in a "
-                        "process of its own, so judging uses every core; reports are the same either way)")
+    # One process by default: on 2 cores it was faster than forked workers once the runners got fast (2026-11-24,
+    # 7 runners, interleaved: 10.1-11.2 s wall / 16.6-18.3 s CPU against 12.9-13.8 s / 21.6-22.9 s): the workers'
+    # forked heaps (copy-on-write page faults) and the outcomes pickled across cost more than one GIL.
+    mode = v.add_mutually_exclusive_group()
+    mode.add_argument("--workers", action="store_true",
+                      help="run each runner's session in a process of its own, so judging spreads over the cores "
+                           "(may pay off with more than 2 cores; reports are the same either way)")
+    mode.add_argument("--serial", action="store_true",
+                      help="judge every runner in this one process (the default; kept for scripts that ask for it)")
     v.add_argument("--no-matrix", action="store_true",
                    help="skip the producer x consumer matrix (each runner decoding the others' encode output)")
     v.add_argument("--require", action="append", default=[], metavar="KEY=VALUE,...",
@@ -345,7 +351,7 @@ def run_all(configs, plan, corpus_version, args, start_timeout, out, on_outcome=
     for cmd in ("start", "encode", "decode"):
         schemas.fast_check("protocol.schema.json", f"/$defs/{cmd}_response")
 
-    if not args.serial and workers.usable(len(configs)):
+    if args.workers and workers.usable(len(configs)):
         def make_session(i, send_outcome):
             return Session(configs[i], corpus_version, args.timeout, start_timeout, args.window, logs[i],
                            args.max_faults, send_outcome)

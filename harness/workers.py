@@ -1,5 +1,6 @@
-"""Each runner's session in a process of its own, so judging uses every core: in one process every runner's
-answers are parsed and judged under one GIL, and a 2-core machine runs the harness on one core.
+"""--workers: each runner's session in a process of its own, so judging uses every core (in one process every
+runner's answers are parsed and judged under one GIL). Not the default: on 2 cores the forked heaps' copy-on-write
+faults and the pickled outcomes cost more than the GIL once the runners got fast (harness/cli.py says the figures).
 
 A worker is forked with the plan, runs one Session on a large-stack thread, and sends its outcomes back in
 batches as they come in; the parent files them into the runner's RunnerResult and calls on_outcome (the

@@ -1,5 +1,5 @@
-"""Each runner's session in a worker process (the default with two or more runners) gives the same report, JUnit
-file and journal as judging every runner in one process (--serial)."""
+"""Each runner's session in a worker process (--workers, with two or more runners) gives the same report, JUnit
+file and journal as judging every runner in one process (the default)."""
 
 import json
 
@@ -32,10 +32,10 @@ def test_workers_and_serial_give_the_same_reports(tmp_path, monkeypatch):
     used = []
     real = workers.run_all
     monkeypatch.setattr(workers, "run_all", lambda *a, **k: used.append(1) or real(*a, **k))
-    parallel = three(tmp_path / "parallel")
-    assert used, "the default path should have used worker processes"
-    serial = three(tmp_path / "serial", "--serial")
-    assert len(used) == 1
+    parallel = three(tmp_path / "parallel", "--workers")
+    assert used, "--workers should have used worker processes"
+    serial = three(tmp_path / "serial")
+    assert len(used) == 1, "the default path should not have used worker processes"
     assert parallel.code == serial.code == 1
     verdicts = {v["verdict"] for v in serial.report["verdicts"]}
     assert {"pass", "fail", "skip", "crash", "protocol-error"} <= verdicts, verdicts
