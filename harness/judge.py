@@ -169,10 +169,15 @@ _decode_forms_made = {}    # id(vector values) -> (the values, their forms): sha
 def _decode_forms(expected):
     """The compact expected answer of every decode op of a vector (decode, decode[<label>]) is the same: made and
     kept once per vector, not once per op (a copy of the values' JSON each)."""
-    cached = _decode_forms_made.get(id(expected))
-    if cached is None or cached[0] is not expected:
-        forms = [(b'{"id":', b',"values":' + _compact_json(expected).encode() + b'}\n', VALUES_EQUAL)]
-        cached = _decode_forms_made[id(expected)] = (expected, forms)
+    return _once_per_values(_decode_forms_made, expected, lambda values: [
+        (b'{"id":', b',"values":' + _compact_json(values).encode() + b'}\n', VALUES_EQUAL)])
+
+
+def _once_per_values(cache, values, make):
+    """make(values), kept in cache by the values object's id (checked by identity): the corpus outlives the run."""
+    cached = cache.get(id(values))
+    if cached is None or cached[0] is not values:
+        cached = cache[id(values)] = (values, make(values))
     return cached[1]
 
 
@@ -189,10 +194,7 @@ def _strictly_equal(expected, actual):
 
 
 def _expected_text(expected):
-    cached = _expected_json.get(id(expected))
-    if cached is None or cached[0] is not expected:
-        cached = _expected_json[id(expected)] = (expected, _canonical_json(expected))
-    return cached[1]
+    return _once_per_values(_expected_json, expected, _canonical_json)
 
 
 def prepare(ops):

@@ -11,7 +11,7 @@ REPORT_FORMAT = 1
 
 def build(corpus, registry_version, selection, runs, incomplete=None):
     """runs: [(config, RunnerResult, [Verdict], Advice)]; incomplete: why the run stopped early, if it did."""
-    runners, records, shared = [], Encoded(), shared_pieces()
+    runners, texts, shared = [], Encoded(), shared_pieces()
     for config, result, verdicts, advice in runs:
         info = result.info or {}
         runners.append({
@@ -35,7 +35,7 @@ def build(corpus, registry_version, selection, runs, incomplete=None):
             },
         })
         made = getattr(result, "records", None)     # made when the runner's session ended (cli.verify)
-        records += made if made is not None else _records(verdicts, shared)
+        texts += made if made is not None else records(verdicts, shared)
     report = {
         "report_format": REPORT_FORMAT,
         "harness_version": VERSION,
@@ -47,11 +47,11 @@ def build(corpus, registry_version, selection, runs, incomplete=None):
             "selection": selection,
         },
         "runners": runners,
-        "verdicts": records,
+        "verdicts": texts,
         "totals": totals(runs),
     }
     if incomplete:
-        missing = selection["ops"] * len(runs) - len(records)
+        missing = selection["ops"] * len(runs) - len(texts)
         report["incomplete"] = {"reason": incomplete, "missing": missing}
     return report
 
@@ -73,12 +73,8 @@ def shared_pieces():
 
 
 def records(verdicts, shared):
-    """The report.json records of verdicts whose expectations are applied, as build() writes them."""
-    return _records(verdicts, shared)
-
-
-def _records(verdicts, shared):
-    """[_compact(record(v))] for the verdicts. Most records differ only in runner, vector and op: their text is
+    """The report.json records of verdicts whose expectations are applied, as build() writes them:
+    [_compact(record(v))] for the verdicts. Most records differ only in runner, vector and op: their text is
     joined from pieces encoded once per run (a dict and an encode per verdict were most of a report's cost)."""
     out, head = [], '{"runner": ' + _string(verdicts[0].runner) if verdicts else ""
     ops, kinds, rests = shared
