@@ -20,6 +20,7 @@ from harness import corpus as corpus_mod
 from harness import judge, workers
 from harness import expectations, journal, junit, tuple_annotate, manifest, matrix, ops as ops_mod, report, results, schemas, threads
 from harness.diagnosis import annotated
+from harness.prestart import Prestarted
 from harness.options import SECONDS, number as _number
 from harness.runner_config import ConfigError, known_runners, parse_overrides, resolve
 from harness.runner_process import STOP, StderrLog, stop_all
@@ -184,6 +185,37 @@ def verify(args, stdout, stderr):
     # frozen below (a third of the load's CPU went to collections walking what was just loaded). _main turns it
     # back on if this returns or fails before.
     gc.disable()
+    # The runners' processes start first, so their runtimes start up while the corpus loads; each session sends
+    # 'start' once the plan is ready. Whatever loading raises, the early processes are killed before it is told.
+    early = _prestart(args)
+    try:
+        return _verify(args, stdout, stderr, early)
+    finally:
+        early.kill_all()
+
+
+def _prestart(args):
+    """The named runners' processes, started now (harness/prestart.py). None are when the command line does not
+    run runners (--dump, no --runners) or names them wrongly (the error is reported where it always was, after
+    the corpus checks), nor with --workers (a forked worker starts its own)."""
+    if args.dump or not args.runners:
+        return Prestarted()
+    try:
+        configs = _configs(args)
+    except ConfigError:
+        return Prestarted()
+    if args.workers and workers.usable(len(configs)):
+        return Prestarted()
+    return Prestarted(configs)
+
+
+def _configs(args):
+    names = list(dict.fromkeys(n.strip() for n in args.runners.split(",") if n.strip()))
+    return resolve(names, args.runners_dir, parse_overrides(args.command),
+                   parse_overrides(args.expected_failures, "--expected-failures", "FILE"))
+
+
+def _verify(args, stdout, stderr, early):
     # Before loading: a tampered file is named as such, not as whatever schema error the tampering caused.
     cache_dir = None if args.no_cache else Path(args.cache_dir)
     # One read and hash of every file serves both the manifest check and the cache key.
@@ -203,9 +235,7 @@ def verify(args, stdout, stderr):
         raise UsageError("--runners is required (known runners: "
                          f"{', '.join(known_runners(args.runners_dir)) or 'none'})")
     required = capabilities.parse(args.require)
-    names = list(dict.fromkeys(n.strip() for n in args.runners.split(",") if n.strip()))
-    configs = resolve(names, args.runners_dir, parse_overrides(args.command),
-                      parse_overrides(args.expected_failures, "--expected-failures", "FILE"))
+    configs = _configs(args)
     selected_ids = selection.select(catalog, args.case, args.patterns, args.family, stderr)
     selected = catalog.vectors(selected_ids)
     full_run = not args.case and not args.patterns and not args.family
@@ -240,7 +270,7 @@ def verify(args, stdout, stderr):
             result.junit = junit.suite(config.name, verdicts)
             result.verdicts = verdicts
 
-        runs, error = run_all(configs, plan, catalog.version, args, start_timeout, out, log.add, finish)
+        runs, error = run_all(configs, plan, catalog.version, args, start_timeout, out, log.add, finish, early)
         incomplete = _interrupted() or (error and _internal_error(error, stderr))
         complete = incomplete is None
         final = judge_runs(runs, plan, entries, required, full_run and complete, catalog)
@@ -324,10 +354,11 @@ def _internal_error(error, stderr):
     return f"internal error: {type(error).__name__}: {str(error)[:300]}"
 
 
-def run_all(configs, plan, corpus_version, args, start_timeout, out, on_outcome=None, finish=None):
+def run_all(configs, plan, corpus_version, args, start_timeout, out, on_outcome=None, finish=None, early=None):
     """One thread per runner; ([(config, RunnerResult)] in the order the runners were named, the first harness
     error or None). A result holds the outcomes gathered so far when its session failed or was interrupted.
-    finish(config, result) is called once a runner's session has ended, while the others may still run."""
+    finish(config, result) is called once a runner's session has ended, while the others may still run.
+    early: the runners' processes started before the plan was made (Prestarted), used for their first start."""
     results_ = [RunnerResult(c.name) for c in configs]
     logs = [StderrLog(out / f"{c.name}.stderr.log") for c in configs]
 
@@ -341,6 +372,8 @@ def run_all(configs, plan, corpus_version, args, start_timeout, out, on_outcome=
         try:
             session = Session(configs[i], corpus_version, args.timeout, start_timeout, args.window, logs[i],
                               args.max_faults, on_outcome)
+            if early is not None:
+                session.prestarted = early.take(configs[i].name, logs[i])
             session.run(plan, results_[i])
             finished(i)
         except BaseException as e:     # a harness bug: report it after the other runners finish

@@ -80,7 +80,9 @@ def open_corpus(path, cache_dir=None, digests=None):
                     for v in json.loads(blobs[names[i]])["vectors"]:
                         out[v["id"]] = v
                 return out
-            files = [{k: f[k] for k in ("path", "corpus_version", "family", "vectors")} for f in stored["files"]]
+            # The paths are this run's (--corpus as given), not those of the run that validated the same bytes.
+            files = [{"path": str(path / f["name"] if path.is_dir() else path),
+                      **{k: f[k] for k in ("corpus_version", "family", "vectors")}} for f in stored["files"]]
             return Catalog(files, stored["meta"], parse), "cached"
     corpus = corpus_mod.load(path)
     corpus_lint.check(corpus, corpus_mod.CorpusError)

@@ -55,6 +55,7 @@ class Session:
         self.on_outcome = on_outcome    # called (runner name, op, Outcome) as each verdict comes in
         self.next_id = 1
         self.proc = None
+        self.prestarted = None      # a process started before the plan was made (harness/prestart.py), used once
 
     def run(self, ops, result=None):
         """A RunnerResult with one Outcome per op; fewer when the run is interrupted (stop_all())."""
@@ -235,8 +236,9 @@ class Session:
         """Starts (or restarts) the process and checks its handshake; returns the start response."""
         if self.proc:
             self.proc.kill()
+        early, self.prestarted = self.prestarted, None
         try:
-            self.proc = RunnerProcess(self.config.argv, self.config.cwd, self.stderr_log)
+            self.proc = early or RunnerProcess(self.config.argv, self.config.cwd, self.stderr_log)
         except OSError as e:
             self.proc = None
             raise StartError(str(e)) from None

@@ -31,6 +31,16 @@ def test_cache_is_used_when_warm_and_invalidated_by_any_change(tmp_path):
     assert not fresh.exists()
 
 
+def test_a_cached_catalog_names_this_runs_files_not_those_of_the_run_that_validated_them(tmp_path):
+    first, cache = copy_corpus(tmp_path / "a"), tmp_path / "cache"
+    second = copy_corpus(tmp_path / "b")        # the same bytes, so the same cache key
+    assert run(tmp_path / "1", "--cache-dir", str(cache), corpus=first).code == 0
+    warm = run(tmp_path / "2", "--cache-dir", str(cache), corpus=second)
+    assert warm.code == 0 and "validated before (cache" in warm.stderr
+    assert sorted(f["path"] for f in warm.report["corpus"]["files"]) == sorted(str(p) for p in second.glob("*.json")
+                                                                              if p.name != "manifest.json")
+
+
 def test_warm_case_rerun_with_the_python_runner_uses_the_cache(tmp_path):
     """The rerun as a user types it (harness and Python runner as processes) reads the cache the first run filled.
     Its cost (goal: under 1 s of CPU) is measured by bench/rerun_speed.py, not asserted here: a busy machine would
