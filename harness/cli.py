@@ -17,7 +17,7 @@ from pathlib import Path
 
 from harness import capabilities, corpus_cache, selection
 from harness import corpus as corpus_mod
-from harness import judge, workers
+from harness import judge, plan_cache, workers
 from harness import expectations, journal, junit, tuple_annotate, manifest, matrix, ops as ops_mod, report, results, schemas, threads
 from harness.diagnosis import annotated
 from harness.prestart import Prestarted
@@ -237,12 +237,19 @@ def _verify(args, stdout, stderr, early):
     required = capabilities.parse(args.require)
     configs = _configs(args)
     selected_ids = selection.select(catalog, args.case, args.patterns, args.family, stderr)
-    selected = catalog.vectors(selected_ids)
     full_run = not args.case and not args.patterns and not args.family
+    # A full run takes the vectors and their request and answer lines from the cache when it has them.
+    cached = plan_cache.load(cache_dir, catalog) if full_run else None
+    selected, plan = cached or (catalog.vectors(selected_ids), None)
     entries = load_expectations(configs, catalog)
 
-    plan = ops_mod.plan(selected)
-    judge.prepare(plan)
+    to_store = None
+    if plan is None:
+        plan = ops_mod.plan(selected)
+    # Forked workers share what is made now; in one process the values' canonical JSON is made on first use.
+    judge.prepare(plan, values_json=bool(args.workers and workers.usable(len(configs))))
+    if cached is None and full_run and cache_dir:
+        to_store = plan_cache.texts(plan)
     # The corpus and the plan live as long as the run: the collector need not walk them again and again (each
     # full collection did, while a run's outcomes, verdicts and report records were made).
     gc.freeze()
@@ -298,6 +305,8 @@ def _verify(args, stdout, stderr, early):
         matrix.print_matrix(grid, args.max_diagnoses, lambda text: print(text, file=stdout))
     print(f"reports: {out / 'report.json'}, {out / 'junit.xml'}, {out / 'verdicts.jsonl'}", file=stderr)
     totals = print_totals(rep, stdout)
+    if to_store and not incomplete:
+        plan_cache.store(cache_dir, catalog, selected, to_store)
     if incomplete:
         return 128 + _signals[0] if _signals else INTERNAL_ERROR
     return 0 if totals["failed"] == 0 else 1

@@ -28,10 +28,11 @@ _VALIDATORS = ["harness/corpus.py", "harness/corpus_cache.py", "harness/corpus_l
 class Catalog:
     """The whole corpus by id, without the vectors' bodies: vectors(ids) loads the ones a run needs."""
 
-    def __init__(self, files, meta, loader):
+    def __init__(self, files, meta, loader, key=None):
         self.files = files          # [{"path", "corpus_version", "family", "vectors"}] as corpus.Corpus.files
         self.meta = meta            # id -> [file index, era, format, [op names]], sorted by id
         self._loader = loader       # [file index] -> {id: vector}
+        self.key = key              # the cache key of these files (None without a cache): see plan_cache.py
 
     @property
     def version(self):
@@ -83,13 +84,13 @@ def open_corpus(path, cache_dir=None, digests=None):
             # The paths are this run's (--corpus as given), not those of the run that validated the same bytes.
             files = [{"path": str(path / f["name"] if path.is_dir() else path),
                       **{k: f[k] for k in ("corpus_version", "family", "vectors")}} for f in stored["files"]]
-            return Catalog(files, stored["meta"], parse), "cached"
+            return Catalog(files, stored["meta"], parse, key), "cached"
     corpus = corpus_mod.load(path)
     corpus_lint.check(corpus, corpus_mod.CorpusError)
     by_id = {v["id"]: v for v in corpus.vectors}
     meta = {v["id"]: [corpus.file_of[v["id"]], v["era"], v.get("format", "msgpack"),
                       [op.name for op in ops_mod.ops_for(v)]] for v in corpus.vectors}
-    catalog = Catalog(corpus.files, meta, lambda indexes: by_id)
+    catalog = Catalog(corpus.files, meta, lambda indexes: by_id, key if digests is not None else None)
     if digests is not None:
         files = [dict(f, name=Path(f["path"]).name) for f in corpus.files]
         _write(Path(cache_dir), f"{key}.json", {"format": FORMAT, "files": files, "meta": meta})

@@ -197,15 +197,40 @@ def _expected_text(expected):
     return _once_per_values(_expected_json, expected, _canonical_json)
 
 
-def prepare(ops):
-    """Does now the per-vector work judging would do on first use (the expected values' canonical JSON, the
-    expected answer lines, each request line), so that processes forked afterwards share it instead of each doing
-    it again."""
+def prepare(ops, values_json=True):
+    """Does now the per-vector work judging would do on first use (each request line, the expected answer lines,
+    the expected values' canonical JSON), so that processes forked afterwards share it instead of each doing it
+    again. values_json=False leaves the canonical JSON to first use: only an answer that is not the exact expected
+    line needs it, and in one process nothing is gained by making it early."""
     for op in ops:
-        op.request_line(0)
-        _exact_forms(op)
-        if op.cmd == "decode" and op.name != "reject":
+        op.line_parts()
+        if "_exact" not in op.__dict__:
+            _exact_forms(op)
+        if values_json and op.cmd == "decode" and op.name != "reject":
             _expected_text(op.vector["values"])
+
+
+def exact_form_texts(op):
+    """The texts of op's exact answer forms ([(head, tail)], or [(error class JSON,)] for a rejection), as
+    set_exact_forms takes them back: a cache of prepared work keeps these (harness/plan_cache.py)."""
+    forms = op.__dict__.get("_exact")
+    return [form[:-1] for form in (forms if forms is not None else _exact_forms(op))]
+
+
+def set_exact_forms(op, texts):
+    """op's exact answer forms from exact_form_texts of an equal op, with the pass Outcomes _forms gives."""
+    vector = op.vector
+    if op.name == "encode":
+        outcome = Outcome("pass", "wrote the canonical bytes", answer="hex", matched="canonical",
+                          output=vector["canonical"])
+    elif op.name in ("reject", "reject-encode"):
+        outcome = _rejected_with(vector["error"])
+    else:
+        outcome = VALUES_EQUAL
+    forms = [text + (outcome,) for text in texts]
+    if op.cmd == "decode" and op.name != "reject" and forms:     # shared by a vector's decode ops, as made
+        forms = _once_per_values(_decode_forms_made, vector["values"], lambda values: forms)
+    object.__setattr__(op, "_exact", forms)
 
 
 def _error_text(response):

@@ -36,10 +36,21 @@ class Op:
         try:
             head, tail = self.__dict__["_line_parts"]
         except KeyError:
-            head, tail = encode_line(self.request(0)).split(b',"id":0,', 1)
-            head, tail = head + b',"id":', b"," + tail
-            object.__setattr__(self, "_line_parts", (head, tail))   # frozen dataclass: a cache, not state
+            head, tail = self.line_parts()
         return head + str(request_id).encode() + tail
+
+    def line_parts(self):
+        """(head, tail): the request line is head + the request id + tail. Made once per op, or given by
+        set_line_parts (harness/plan_cache.py keeps them across runs)."""
+        parts = self.__dict__.get("_line_parts")
+        if parts is None:
+            head, tail = encode_line(self.request(0)).split(b',"id":0,', 1)
+            parts = (head + b',"id":', b"," + tail)
+            self.set_line_parts(parts)
+        return parts
+
+    def set_line_parts(self, parts):
+        object.__setattr__(self, "_line_parts", parts)      # frozen dataclass: a cache, not state
 
 
 def encode_line(message):

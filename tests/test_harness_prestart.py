@@ -48,8 +48,8 @@ def test_a_configuration_error_starts_no_runner_and_reads_as_before(tmp_path, st
 def test_a_signal_while_loading_kills_the_early_runners_and_reports_the_interrupt(tmp_path, started, monkeypatch):
     real_prepare = judge.prepare
 
-    def prepare_then_signal(plan):
-        real_prepare(plan)
+    def prepare_then_signal(plan, **kw):
+        real_prepare(plan, **kw)
         cli._on_signal(signal.SIGINT, None)     # what the handler does when SIGINT arrives now
 
     monkeypatch.setattr(judge, "prepare", prepare_then_signal)
@@ -70,8 +70,8 @@ def test_stderr_written_before_the_log_is_open_is_kept(tmp_path):
 def test_the_start_timeout_counts_from_the_start_request_not_the_process_start(tmp_path, monkeypatch):
     real_prepare = judge.prepare
 
-    def slow_prepare(plan):     # loading takes longer than --start-timeout
-        real_prepare(plan)
+    def slow_prepare(plan, **kw):     # loading takes longer than --start-timeout
+        real_prepare(plan, **kw)
         time.sleep(2.5)
 
     monkeypatch.setattr(judge, "prepare", slow_prepare)
