@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.util.RawValue;
-import java.io.CharArrayWriter;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
@@ -37,7 +35,7 @@ final class Codec {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private final IgniteExt ignite;
-    private final CharArrayWriter text = new CharArrayWriter(1 << 16); // decodeText's answer, reused
+    private final JsonText text = new JsonText(); // decode's, reused
 
     Codec(IgniteExt ignite) {
         this.ignite = ignite;
@@ -46,11 +44,10 @@ final class Codec {
     // ---------------------------------------------------------------- decode
 
     /**
-     * All top-level values of {@code input}, in order, as the JSON text of a list of typed values: written by a
-     * JsonGenerator as the input is read (no node per value), into one reused buffer.
+     * Writes all top-level values of {@code input}, in order, into {@code text} as the JSON text of a list of
+     * typed values: by a JsonGenerator as the input is read (no node per value).
      */
-    RawValue decodeText(byte[] input, String era) throws WireError, IOException {
-        text.reset();
+    void decodeText(byte[] input, String era, JsonText text) throws WireError, IOException {
         try (JsonGenerator out = MAPPER.getFactory().createGenerator(text);
                 MessageUnpacker in = MessagePack.newDefaultUnpacker(input)) {
             Reader reader = new Reader(in, input.length, era, out);
@@ -65,12 +62,12 @@ final class Codec {
             // A 32-bit length or count above 2^31-1: more than any input this runner can be given.
             throw WireError.truncated("declared length or count above 2^31-1");
         }
-        return new RawValue(text.toString());
     }
 
     /** The same values as nodes (the Binary Tuple formats read the few values around a tuple). */
     ArrayNode decode(byte[] input, String era) throws WireError, IOException {
-        return (ArrayNode) MAPPER.readTree(decodeText(input, era).rawValue().toString());
+        decodeText(input, era, text.reset());
+        return (ArrayNode) MAPPER.readTree(MAPPER.getFactory().createParser(text.chars(), 0, text.length()));
     }
 
     /** One decode pass: the unpacker plus what the bounds checks need. */

@@ -6,9 +6,11 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import java.io.BufferedOutputStream;
 import java.io.File;
 import java.io.FileDescriptor;
+import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,7 +26,7 @@ import java.util.regex.Pattern;
  * line. Argument: the path of schema/registry.json (default relative to runners/java/).
  */
 public final class Runner {
-    // writeTree would flush the generator (and so stdout) after every answer: respond flushes when it should.
+    // writeTree would flush the generator (and so stdout) after every answer: endAnswer flushes when it should.
     private static final ObjectMapper JSON = new ObjectMapper().disable(SerializationFeature.FLUSH_AFTER_WRITE_VALUE);
     private static final Pattern REQUEST_ID = Pattern.compile("\"id\"\\s*:\\s*(\\d+)");
 
@@ -42,37 +44,45 @@ public final class Runner {
         IgniteExt ignite = new IgniteExt(JSON.readTree(registryFile));
         Codec codec = new Codec(ignite);
         BinaryTuple tuples = new BinaryTuple(codec);
-        StdinLines in = new StdinLines(System.in);
+        StdinLines in = new StdinLines(new FileInputStream(FileDescriptor.in));
         // One generator for every answer, writing chars through a UTF-8 writer (Jackson's byte generator would
         // escape characters beyond the BMP as surrogate pairs); no String of each answer is built and copied.
         JsonGenerator out = JSON.getFactory().createGenerator(new OutputStreamWriter(
                 new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16), StandardCharsets.UTF_8));
-        out.setRootValueSeparator(null); // answers are separated by the '\n' respond writes
-        byte[] line;
-        while ((line = in.next()) != null) {
-            if (isBlank(line)) {
+        out.setRootValueSeparator(null); // answers are separated by the '\n' written after each
+        JsonText answer = new JsonText();
+        while (in.next()) {
+            byte[] line = in.buffer();
+            int start = in.lineStart();
+            int length = in.lineLength();
+            if (isBlank(line, start, length)) {
                 continue;
             }
             JsonNode request;
             try {
-                request = JSON.readTree(line);
+                request = JSON.readTree(line, start, length);
             } catch (JsonProcessingException e) {
                 System.err.println("unreadable request: " + e);
-                respond(out, unreadable(new String(line, StandardCharsets.UTF_8), e), in);
+                JSON.writeTree(out, unreadable(new String(line, start, length, StandardCharsets.UTF_8), e));
+                endAnswer(out, in);
                 continue;
             }
             String cmd = request.path("cmd").asText();
             if (cmd.equals("stop")) {
                 break;
             }
-            respond(out, cmd.equals("start") ? start(ignite) : serve(codec, tuples, ignite, request), in);
+            if (cmd.equals("start")) {
+                JSON.writeTree(out, start(ignite));
+            } else {
+                serve(out, answer, codec, tuples, ignite, request);
+            }
+            endAnswer(out, in);
         }
         out.flush();
     }
 
-    /** Writes one answer line; flushed only when the next request is not already buffered (a read could block). */
-    private static void respond(JsonGenerator out, ObjectNode response, StdinLines in) throws IOException {
-        JSON.writeTree(out, response);
+    /** Ends an answer line; flushed only when the next request is not already buffered (a read could block). */
+    private static void endAnswer(JsonGenerator out, StdinLines in) throws IOException {
         out.writeRaw('\n');
         if (!in.lineBuffered()) {
             out.flush();
@@ -80,9 +90,9 @@ public final class Runner {
     }
 
     /** Only ASCII whitespace: checked on the bytes, without decoding the line (which may be megabytes). */
-    private static boolean isBlank(byte[] line) {
-        for (byte b : line) {
-            if (b < 0 || !Character.isWhitespace(b)) {
+    private static boolean isBlank(byte[] line, int start, int length) {
+        for (int i = start; i < start + length; i++) {
+            if (line[i] < 0 || !Character.isWhitespace(line[i])) {
                 return false;
             }
         }
@@ -117,59 +127,75 @@ public final class Runner {
         }
     }
 
-    /** An encode or decode request: a result, an error class, or 'skipped' when the runner itself failed. */
-    private static ObjectNode serve(Codec codec, BinaryTuple tuples, IgniteExt ignite, JsonNode request) {
-        ObjectNode response = JSON.createObjectNode().put("id", request.path("id").asLong());
+    /**
+     * Writes the answer to an encode or decode request: a result, an error class, or 'skipped' when the runner
+     * itself failed. The result is complete (in {@code answer}, or a node) before anything of it is written.
+     */
+    private static void serve(JsonGenerator out, JsonText answer, Codec codec, BinaryTuple tuples, IgniteExt ignite,
+            JsonNode request) throws IOException {
+        long id = request.path("id").asLong();
+        String field = "skipped"; // the result's field name, its value in answer or node
+        JsonNode node = null;
         try {
             String era = Fields.text(request, "era");
+            String format = ignite.isEra(era) && request.has("format") ? Fields.text(request, "format") : "msgpack";
+            String cmd = request.path("cmd").asText();
+            List<String> columns = BinaryTuple.FORMATS.contains(format) ? columns(request) : null;
             if (!ignite.isEra(era)) {
-                return response.put("skipped", "unknown era '" + era + "'");
-            }
-            String format = request.has("format") ? Fields.text(request, "format") : "msgpack";
-            if (!format.equals("msgpack")) { // Binary Tuple formats (spec 6.2)
-                return tuple(tuples, request, era, format, response);
-            }
-            switch (request.path("cmd").asText()) {
-                case "encode":
-                    return response.put("hex", Hex.of(codec.encode(Fields.array(request, "values"))));
-                case "decode":
-                    return response.putRawValue("values", codec.decodeText(Hex.parse(Fields.text(request, "hex")), era));
-                default:
-                    return response.put("skipped", "unknown cmd " + request.path("cmd"));
+                node = TextNode.valueOf("unknown era '" + era + "'");
+            } else if (!format.equals("msgpack")) { // Binary Tuple formats (spec 6.2)
+                if (columns == null) {
+                    node = TextNode.valueOf("format '" + format + "' not implemented");
+                } else if (cmd.equals("encode")) {
+                    field = "hex";
+                    answer.reset().hexString(tuples.encode(format, Fields.array(request, "values"), era));
+                } else if (cmd.equals("decode")) {
+                    field = "values";
+                    node = tuples.decode(format, Hex.parse(Fields.text(request, "hex")), era, columns);
+                } else {
+                    node = TextNode.valueOf("unknown cmd " + request.path("cmd"));
+                }
+            } else if (cmd.equals("encode")) {
+                field = "hex";
+                answer.reset().hexString(codec.encode(Fields.array(request, "values")));
+            } else if (cmd.equals("decode")) {
+                field = "values";
+                codec.decodeText(Hex.parse(Fields.text(request, "hex")), era, answer.reset());
+            } else {
+                node = TextNode.valueOf("unknown cmd " + request.path("cmd"));
             }
         } catch (WireError e) {
-            response.putObject("error").put("class", e.errorClass).put("message", e.getMessage());
-            return response;
+            field = "error";
+            node = JSON.createObjectNode().put("class", e.errorClass).put("message", e.getMessage());
         } catch (Exception | StackOverflowError | OutOfMemoryError e) {
             // Not a verdict on the input: a bad request or a runner/library failure. The harness decides.
-            System.err.println("request " + response.get("id") + ": " + e);
+            System.err.println("request " + id + ": " + e);
             StackTraceElement[] frames = e.getStackTrace();
             for (int i = 0; i < Math.min(8, frames.length); i++) { // a StackOverflowError has thousands
                 System.err.println("\tat " + frames[i]);
             }
-            return response.put("skipped", "runner failure: " + e);
+            field = "skipped";
+            node = TextNode.valueOf("runner failure: " + e);
         }
+        out.writeStartObject();
+        out.writeNumberField("id", id);
+        out.writeFieldName(field);
+        if (node != null) {
+            JSON.writeTree(out, node);
+        } else {
+            answer.writeTo(out);
+        }
+        out.writeEndObject();
     }
 
-    /** An encode or decode request of a Binary Tuple format; "columns" name the element types where needed. */
-    private static ObjectNode tuple(BinaryTuple tuples, JsonNode request, String era, String format,
-            ObjectNode response) throws WireError, IOException {
-        if (!BinaryTuple.FORMATS.contains(format)) {
-            return response.put("skipped", "format '" + format + "' not implemented");
-        }
+    /** The element types a Binary Tuple request names ("columns"), if any. */
+    private static List<String> columns(JsonNode request) {
         List<String> columns = new ArrayList<>();
         if (request.has("columns")) {
             for (JsonNode column : Fields.array(request, "columns")) {
                 columns.add(column.textValue());
             }
         }
-        switch (request.path("cmd").asText()) {
-            case "encode":
-                return response.put("hex", Hex.of(tuples.encode(format, Fields.array(request, "values"), era)));
-            case "decode":
-                return response.set("values", tuples.decode(format, Hex.parse(Fields.text(request, "hex")), era, columns));
-            default:
-                return response.put("skipped", "unknown cmd " + request.path("cmd"));
-        }
+        return columns;
     }
 }

@@ -3,9 +3,10 @@ import java.io.InputStream;
 import java.util.Arrays;
 
 /**
- * Request lines from stdin, read in large blocks. It can tell whether the next line is already complete in its
- * buffer, so the protocol loop flushes its answers only before a read that could block: a window of requests
- * is answered with one write, and no answer waits for more input.
+ * Request lines from stdin, read in large blocks. A line is handed out in place (buffer()[lineStart,
+ * lineEnd), valid until the next call of next()), not copied. It can tell whether the next line is already
+ * complete in its buffer, so the protocol loop flushes its answers only before a read that could block: a
+ * window of requests is answered with one write, and no answer waits for more input.
  */
 final class StdinLines {
     private final InputStream in;
@@ -14,31 +15,47 @@ final class StdinLines {
     private int scan;  // buf[pos, scan) holds no '\n'
     private int end;   // bytes in buf
     private boolean eof;
+    private int lineStart;
+    private int lineEnd;
 
     StdinLines(InputStream in) {
         this.in = in;
     }
 
-    /** The next line without its '\n' (the last line may lack one); null at end of input. */
-    byte[] next() throws IOException {
+    /** Moves to the next line (its '\n' not included; the last line may lack one); false at end of input. */
+    boolean next() throws IOException {
         for (;;) {
             int nl = indexOfNewline(scan);
             if (nl >= 0) {
-                byte[] line = Arrays.copyOfRange(buf, pos, nl);
+                lineStart = pos;
+                lineEnd = nl;
                 pos = scan = nl + 1;
-                return line;
+                return true;
             }
             scan = end; // searched: a long line arrives in many blocks, each searched once
             if (eof) {
                 if (pos == end) {
-                    return null;
+                    return false;
                 }
-                byte[] line = Arrays.copyOfRange(buf, pos, end);
+                lineStart = pos;
+                lineEnd = end;
                 pos = scan = end;
-                return line;
+                return true;
             }
             fill();
         }
+    }
+
+    byte[] buffer() {
+        return buf;
+    }
+
+    int lineStart() {
+        return lineStart;
+    }
+
+    int lineLength() {
+        return lineEnd - lineStart;
     }
 
     /** True when next() can return without reading. */
