@@ -133,9 +133,10 @@ final class Codec {
                     }
                     break;
                 case STRING:
-                    String str = utf8(payload(in.unpackRawStringHeader(), "str"));
+                    CharBuffer str = utf8Chars(payload(in.unpackRawStringHeader(), "str"));
                     typed("str");
-                    out.writeStringField("value", str);
+                    out.writeFieldName("value");
+                    out.writeString(str.array(), str.arrayOffset() + str.position(), str.remaining()); // no String
                     break;
                 case BINARY:
                     String hex = Hex.of(payload(in.unpackBinaryHeader(), "bin"));
@@ -222,12 +223,15 @@ final class Codec {
 
     /** Strict UTF-8 (overlong forms, surrogates, > U+10FFFF and bad continuations all rejected). */
     static String utf8(byte[] bytes) throws WireError {
+        return utf8Chars(bytes).toString();
+    }
+
+    private static CharBuffer utf8Chars(byte[] bytes) throws WireError {
         try {
             return StandardCharsets.UTF_8.newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .decode(ByteBuffer.wrap(bytes))
-                    .toString();
+                    .decode(ByteBuffer.wrap(bytes));
         } catch (CharacterCodingException e) {
             throw new WireError("invalid.utf8", "str payload is not UTF-8: " + e);
         }

@@ -60,7 +60,9 @@ final class StdinLines {
 
     /** True when next() can return without reading. */
     boolean lineBuffered() {
-        return eof || indexOfNewline(pos) >= 0;
+        int nl = indexOfNewline(scan);
+        scan = nl >= 0 ? nl : end; // next() does not search these bytes again
+        return eof || nl >= 0;
     }
 
     private int indexOfNewline(int from) {
