@@ -1,10 +1,12 @@
 #include "codec.hpp"
 
+#include <array>
 #include <charconv>
 #include <cstring>
 #include <limits>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <msgpack/pack.h>  // msgpack-c's C packer: static inline functions, nothing to link
 
@@ -130,8 +132,8 @@ class DecodeSax {
     bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) {
         const std::string where = "after " + std::to_string(consumed()) + " input bytes: ";
         switch (e.id) {
-            case 110: return fail("malformed.truncated", where + e.what());
-            case 112: return fail("malformed.reserved", where + e.what());  // msgpack: only c1 is an invalid byte
+            case 110: return library_fail("malformed.truncated", where + e.what());
+            case 112: return library_fail("malformed.reserved", where + e.what());  // msgpack: only c1 is invalid
             case 113: {
                 // A map key that is not a str (msgpack: get_msgpack_string is the only source of 113). nlohmann
                 // has read exactly its first byte; the key is read again from there, as a value of its own (never
@@ -146,7 +148,7 @@ class DecodeSax {
                 resume_at_ = key_start;
                 return false;
             }
-            default: return fail("malformed", where + e.what());
+            default: return library_fail("malformed", where + e.what());
         }
     }
 
@@ -156,6 +158,8 @@ class DecodeSax {
         resume_at_.reset();
     }
     const std::optional<WireError>& error() const { return error_; }
+    // The error quotes nlohmann's message, which counts bytes from where its reader started.
+    bool library_error() const { return library_error_; }
     // Where to call sax_parse again after nlohmann gave up on a non-str key (its open containers are left to
     // the runner), if that is why the last parse stopped.
     const std::optional<std::size_t>& resume_at() const { return resume_at_; }
@@ -235,6 +239,10 @@ class DecodeSax {
         error_.emplace(error_class, message);
         return false;
     }
+    bool library_fail(const std::string& error_class, const std::string& message) {
+        library_error_ = true;
+        return fail(error_class, message);
+    }
 
     const std::uint8_t* data_;
     std::size_t size_;
@@ -245,6 +253,7 @@ class DecodeSax {
     std::size_t top_level_ = 0;  // top-level values written
     std::vector<Frame> stack_;
     std::optional<WireError> error_;
+    bool library_error_ = false;
     std::optional<std::size_t> resume_at_;
     std::optional<std::string> non_str_key_;
 };
@@ -254,11 +263,13 @@ class DecodeSax {
 class Writer {
   public:
     Writer() { msgpack_packer_init(&packer_, &out_, append); }
+    Writer(const Writer&) = delete;  // packer_ and sink_ point at out_
+    Writer& operator=(const Writer&) = delete;
 
     // depth: how many arrays/maps enclose v.
     void value(const ojson& v, std::size_t depth) {
         if (v.is_binary()) return raw(v.get_binary());  // encoded by parse_request (below)
-        const std::string type = text(v, "type");
+        const std::string& type = text(v, "type");
         if (type == "nil") return library(json(nullptr));
         if (type == "bool") return library(json(field(v, "value").get<bool>()));
         if (type == "int") return library(integer(text(v, "value")));
@@ -277,6 +288,9 @@ class Writer {
     }
 
     Bytes take() { return std::move(out_); }
+    // For a writer used again and again (RequestReader): the bytes so far, and starting over.
+    const Bytes& bytes() const { return out_; }
+    void clear() { out_.clear(); }
 
     // msgpack-c's write callback: appends to a Bytes.
     static int append(void* data, const char* buf, std::size_t len) {
@@ -293,15 +307,15 @@ class Writer {
         if (it == v.end()) throw Unsupported(std::string("value lacks field '") + name + "'");
         return *it;
     }
-    static std::string text(const ojson& v, const char* name) {
+    static const std::string& text(const ojson& v, const char* name) {
         const ojson& f = field(v, name);
         if (!f.is_string()) throw Unsupported(std::string("field '") + name + "' is not a string");
-        return f.get<std::string>();
+        return f.get_ref<const std::string&>();
     }
 
     // nlohmann writes scalars exactly: ints in the smallest form (uint family for non-negative values, int
     // family for negative), str/bin with the smallest header, ext with fixext/ext8/16/32 by payload length.
-    void library(const json& scalar) { json::to_msgpack(scalar, out_); }
+    void library(const json& scalar) { json::to_msgpack(scalar, sink_); }
 
     // int64 or uint64 by value; anything outside -2^63 .. 2^64-1 has no MessagePack form.
     static json integer(const std::string& decimal) {
@@ -390,6 +404,7 @@ class Writer {
 
     Bytes out_;
     msgpack_packer packer_;
+    nlohmann::detail::output_adapter<std::uint8_t> sink_{out_};  // to_msgpack's view of out_, made once
 };
 
 // ---- request lines ---------------------------------------------------------------------------------------------
@@ -404,8 +419,16 @@ class Writer {
 // Writer::map write it as it is); a complete pair becomes one binary node, key and value. At the first element
 // that is not encoded (its encoding failed, or it is no typed value), the run goes back into the list as one
 // binary node per element, and the list, and so each value around it, stays a document for encode() to read.
+//
+// Strings that parse_request cut out of the text nlohmann reads (below) arrive as ""; the reader puts their text
+// back, counting strings (keys included) in the order nlohmann reports them, which is the order of the text.
+struct Cut {
+    std::size_t string;     // the how-manieth string of the line (from 0)
+    std::string_view text;  // its characters, in the line
+};
 class RequestReader {
   public:
+    explicit RequestReader(std::vector<Cut> cuts) : cuts_(std::move(cuts)) {}
     ojson& document() { return root_; }
     // A non-msgpack "format" came after "values" had been encoded: those were not MessagePack typed values.
     bool encoded_too_early() const { return encoded_too_early_; }
@@ -416,6 +439,7 @@ class RequestReader {
     bool number_unsigned(std::uint64_t v) { return put(v); }
     bool number_float(double v, const std::string&) { return put(v); }
     bool string(std::string& s) {
+        restore(s);
         if (stack_.size() == 1 && stack_[0].node->is_object() && key_ == "format" && s != "msgpack") {
             msgpack_ = false;
             encoded_too_early_ = values_seen_;
@@ -424,25 +448,33 @@ class RequestReader {
     }
     bool binary(json::binary_t&) { return false; }  // JSON text has none
     bool key(std::string& k) {
+        restore(k);
         key_ = std::move(k);
         return true;
     }
-    bool start_object(std::size_t) { return open(ojson::object()); }
+    bool start_object(std::size_t) {
+        if (!spare_.is_object()) {
+            spare_ = ojson::object();
+            spare_.get_ref<ojson::object_t&>().reserve(4);  // a typed value's keys: one allocation, not three
+        }
+        spare_.get_ref<ojson::object_t&>().clear();
+        return open(std::move(spare_));
+    }
     bool start_array(std::size_t) { return open(ojson::array()); }
 
     bool end_object() {
         Frame f = std::move(stack_.back());
         stack_.pop_back();
-        if (f.role != Role::Value || !f.complete) return done(*f.node, std::nullopt);
+        if (f.role != Role::Value || !f.complete) return done(*f.node, nullptr);
         try {
-            Writer w;
-            w.value(*f.node, f.depth);
-            return done(*f.node, w.take());
+            writer_.clear();
+            writer_.value(*f.node, f.depth);
+            return done(*f.node, &writer_.bytes());
         } catch (const WireError&) {  // left for encode() to meet in order
         } catch (const Unsupported&) {
         } catch (const nlohmann::json::exception&) {
         }
-        return done(*f.node, std::nullopt);
+        return done(*f.node, nullptr);
     }
 
     bool end_array() {
@@ -451,9 +483,9 @@ class RequestReader {
         if (f.role == Role::Pair && f.complete && f.ends.size() != 2) unfold(f);  // not a [key, value] pair
         if (!f.complete || (f.role != Role::Items && f.role != Role::Entries && f.role != Role::Pair)) {
             if (f.role == Role::Items || f.role == Role::Entries) stack_.back().complete = false;  // its Value
-            return done(*f.node, std::nullopt);
+            return done(*f.node, nullptr);
         }
-        if (f.role == Role::Pair) return done(*f.node, std::move(f.run));
+        if (f.role == Role::Pair) return done(*f.node, &f.run);
         Bytes header;
         msgpack_packer packer;
         msgpack_packer_init(&packer, &header, Writer::append);
@@ -461,7 +493,7 @@ class RequestReader {
         else msgpack_pack_map(&packer, f.ends.size());
         f.run.insert(f.run.begin(), header.begin(), header.end());
         *f.node = ojson::binary(std::move(f.run));
-        return done(*f.node, std::nullopt);
+        return done(*f.node, nullptr);
     }
 
     bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) { return false; }
@@ -476,6 +508,12 @@ class RequestReader {
         Bytes run;                       // a list while complete: its elements' bytes
         std::vector<std::size_t> ends;   // where each element ends in run
     };
+
+    // s is the next string of the line: give it back its text if it was cut out.
+    void restore(std::string& s) {
+        if (next_cut_ < cuts_.size() && cuts_[next_cut_].string == strings_) s.assign(cuts_[next_cut_++].text);
+        ++strings_;
+    }
 
     // A container's role follows from the enclosing one and, in an object, from the key.
     bool open(ojson container) {
@@ -511,7 +549,7 @@ class RequestReader {
         return true;
     }
 
-    bool put(ojson v) { return done(*place(std::move(v)), std::nullopt); }
+    bool put(ojson v) { return done(*place(std::move(v)), nullptr); }
 
     ojson* place(ojson v) {
         if (stack_.empty()) {
@@ -529,17 +567,20 @@ class RequestReader {
     }
 
     // v, the last node placed, is complete; encoded: its bytes, if it is a typed value (or pair) that encoded.
-    bool done(ojson& v, std::optional<Bytes> encoded) {
+    bool done(ojson& v, const Bytes* encoded) {
         if (stack_.empty()) return true;
         Frame& top = stack_.back();
         const bool list = top.role == Role::Items || top.role == Role::Entries || top.role == Role::Pair;
         if (list && top.complete && encoded) {  // folded into the run: no node
             top.run.insert(top.run.end(), encoded->begin(), encoded->end());
             top.ends.push_back(top.run.size());
-            top.node->get_ref<ojson::array_t&>().pop_back();
+            // The object is kept for the next one: nlohmann destroys an object through a stack it allocates.
+            ojson::array_t& list = top.node->get_ref<ojson::array_t&>();
+            if (v.is_object()) spare_ = std::move(v);
+            list.pop_back();
             return true;
         }
-        if (encoded) v = ojson::binary(std::move(*encoded));  // Writer::value / Writer::map write it as it is
+        if (encoded) v = ojson::binary(*encoded);  // Writer::value / Writer::map write it as it is
         if (list && top.complete && !v.is_binary()) unfold(top);
         return true;
     }
@@ -562,11 +603,40 @@ class RequestReader {
 
     ojson root_;
     std::vector<Frame> stack_;
+    Writer writer_;  // encodes each typed value (its buffer is reused)
+    ojson spare_;    // the object of the last typed value folded into a run, to be reused
     std::string key_;  // the last key read
     bool msgpack_ = true;
     bool values_seen_ = false;
     bool encoded_too_early_ = false;
+    std::vector<Cut> cuts_;
+    std::size_t next_cut_ = 0;  // the next cut string to restore
+    std::size_t strings_ = 0;   // strings read
 };
+
+const char* find(const char* first, const char* last, char c) {
+    const void* at = std::memchr(first, c, static_cast<std::size_t>(last - first));
+    return at ? static_cast<const char*>(at) : last;
+}
+
+// The '"' that ends a JSON string whose characters start at first (escaped characters skipped), or last.
+const char* string_end(const char* first, const char* last) {
+    for (; first != last && *first != '"'; ++first)
+        if (*first == '\\' && ++first == last) break;
+    return first;
+}
+
+bool printable_ascii(const char* first, const char* last) {
+    unsigned char outside = 0;  // no early exit: the loop vectorizes
+    for (; first != last; ++first) {
+        auto c = static_cast<unsigned char>(*first);
+        outside |= (c < 0x20) | (c > 0x7e);
+    }
+    return !outside;
+}
+
+// Strings at least this long are cut out of the text nlohmann lexes (parse_request).
+constexpr std::size_t kCutAt = 64;
 
 }  // namespace
 
@@ -609,44 +679,92 @@ std::string to_hex(const std::uint8_t* bytes, std::size_t n) {
 }
 
 Bytes from_hex(const std::string& text) {
-    auto nibble = [](char c) { return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1; };
+    static const auto kNibble = [] {  // a digit's value, or 16 for a character that is none
+        std::array<std::uint8_t, 256> t;
+        t.fill(16);
+        for (int i = 0; i < 10; ++i) t['0' + i] = static_cast<std::uint8_t>(i);
+        for (int i = 0; i < 6; ++i) t['a' + i] = static_cast<std::uint8_t>(10 + i);
+        return t;
+    }();
     if (text.size() % 2) throw Unsupported("odd-length hex");
-    Bytes out(text.size() / 2);
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        int hi = nibble(text[2 * i]), lo = nibble(text[2 * i + 1]);
-        if (hi < 0 || lo < 0) throw Unsupported("bad hex digit");
-        out[i] = static_cast<std::uint8_t>(hi << 4 | lo);
+    const auto* in = reinterpret_cast<const unsigned char*>(text.data());
+    const std::size_t n = text.size() / 2;
+    Bytes out(n);
+    std::uint8_t* bytes = out.data();  // not out[i]: a byte store could alias out's own pointers
+    unsigned bad = 0;                  // checked once at the end: the loop has no branch
+    for (std::size_t i = 0; i < n; ++i) {
+        unsigned hi = kNibble[in[2 * i]], lo = kNibble[in[2 * i + 1]];
+        bad |= hi | lo;
+        bytes[i] = static_cast<std::uint8_t>(hi << 4 | lo);
     }
+    if (bad & 16) throw Unsupported("bad hex digit");
     return out;
 }
 
-std::optional<WireError> decode(const Bytes& bytes, ignite::Era era, std::string& out) {
+namespace {
+
+using Reader = nlohmann::detail::binary_reader<json, nlohmann::detail::iterator_input_adapter<CountingIterator>, DecodeSax>;
+
+// Writes the values of bytes to out (see decode) and sets error if the input is rejected. nlohmann reads one
+// value per call (strict=false: no end-of-input check); the counting iterator tells where the next one starts.
+// After a non-str key, each call reads the next element of the containers nlohmann left open.
+//
+// json::sax_parse builds a new binary_reader per call, whose constructor costs about a thousand instructions
+// (among its members is a table of 11 strings for another format): more than a small value, and a map with
+// non-str keys is read one element per call. With shared_reader, one reader reads on as long as it can (until
+// the runner moves it back to a non-str key). But nlohmann's messages count bytes from where its reader
+// started: when one comes from a reader that started at an earlier value, read_values returns false, and the
+// input is read again with a reader per value, as json::sax_parse would.
+bool read_values(const Bytes& bytes, ignite::Era era, bool shared_reader, std::string& out,
+                 std::optional<WireError>& error) {
     const char* begin = reinterpret_cast<const char*>(bytes.data());
     const char* end = begin + bytes.size();
     const char* position = begin;
     out += '[';
     DecodeSax sax(bytes, era, &position, out);
-    // nlohmann reads one value per call (strict=false: no end-of-input check); the counting iterator tells
-    // where the next one starts. After a non-str key, each call reads the next element of the containers
-    // nlohmann left open.
+    std::optional<Reader> reader;
+    bool read_before = false;  // the reader read an earlier value
     while (position != end) {
         sax.start_value();
-        bool ok = json::sax_parse(CountingIterator(position, &position), CountingIterator(end, &position), &sax,
-                                  json::input_format_t::msgpack, /*strict=*/false);
-        if (ok) continue;
-        if (sax.error()) return sax.error();
+        read_before = reader && shared_reader;
+        if (!read_before)
+            reader.emplace(nlohmann::detail::iterator_input_adapter<CountingIterator>(
+                               CountingIterator(position, &position), CountingIterator(end, &position)),
+                           json::input_format_t::msgpack);
+        if (reader->sax_parse(json::input_format_t::msgpack, &sax, /*strict=*/false)) continue;
+        if (sax.error() && sax.library_error() && read_before) return false;
+        if (sax.error()) {
+            error = sax.error();
+            return true;
+        }
         if (sax.resume_at()) {
             position = begin + *sax.resume_at();
+            reader.reset();
             continue;
         }
-        return WireError("malformed", "nlohmann stopped without reporting an error");
+        error = WireError("malformed", "nlohmann stopped without reporting an error");
+        return true;
     }
-    if (sax.inside_container()) return WireError("malformed.truncated", "input ends inside an array or map");
+    if (sax.inside_container()) {
+        error = WireError("malformed.truncated", "input ends inside an array or map");
+        return true;
+    }
     // The whole input is well-formed, but a reader built on nlohmann cannot accept it: say so rather than
     // answer with values nlohmann's own map reading would never produce.
     if (sax.non_str_key()) throw Unsupported(*sax.non_str_key());
     out += ']';
-    return std::nullopt;
+    return true;
+}
+
+}  // namespace
+
+std::optional<WireError> decode(const Bytes& bytes, ignite::Era era, std::string& out) {
+    const std::size_t start = out.size();
+    std::optional<WireError> error;
+    if (read_values(bytes, era, /*shared_reader=*/true, out, error)) return error;
+    out.resize(start);
+    read_values(bytes, era, /*shared_reader=*/false, out, error);
+    return error;
 }
 
 ojson decode(const Bytes& bytes, ignite::Era era) {
@@ -655,9 +773,35 @@ ojson decode(const Bytes& bytes, ignite::Era era) {
     return ojson::parse(text);
 }
 
+// nlohmann's JSON lexer spends about 60 instructions on each character of a string (it copies each one into the
+// token and into the text its error messages quote): lexing the hex of a big request cost more than decoding
+// it. So a long string of printable ASCII without a backslash (characters the lexer takes as they are) is cut
+// out of the text nlohmann reads, which has "" in its place, and RequestReader puts the text back. Outside a
+// string a '"' always opens one, so one pass over the quotes finds every string; nlohmann accepts the shortened
+// line exactly when it accepts the line, since what was cut is valid anywhere inside a string.
 std::optional<ojson> parse_request(const char* begin, const char* end) {
-    RequestReader reader;
-    if (!json::sax_parse(begin, end, &reader)) return std::nullopt;
+    std::vector<Cut> cuts;
+    std::string shortened;        // the line without the cut strings' characters, if any are cut
+    const char* copied = begin;  // the line before this is in shortened
+    const char* open = find(begin, end, '"');
+    for (std::size_t n = 0; open != end; ++n) {
+        const char* close = find(open + 1, end, '"');
+        if (find(open + 1, close, '\\') != close) {
+            close = string_end(open + 1, end);
+        } else if (close != end && static_cast<std::size_t>(close - open - 1) >= kCutAt &&
+                   printable_ascii(open + 1, close)) {
+            shortened.append(copied, open + 1);
+            cuts.push_back(Cut{n, std::string_view(open + 1, static_cast<std::size_t>(close - open - 1))});
+            copied = close;
+        }
+        if (close == end) break;
+        open = find(close + 1, end, '"');
+    }
+    if (!cuts.empty()) shortened.append(copied, end);
+    const char* first = cuts.empty() ? begin : shortened.data();
+    const char* last = cuts.empty() ? end : shortened.data() + shortened.size();
+    RequestReader reader(std::move(cuts));
+    if (!json::sax_parse(first, last, &reader)) return std::nullopt;
     if (reader.encoded_too_early()) return ojson::parse(begin, end);
     return std::move(reader.document());
 }

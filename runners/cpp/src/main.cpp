@@ -3,7 +3,9 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
@@ -67,8 +69,40 @@ std::vector<std::uint8_t> request_bytes(const ojson& req) {
 // Library messages may quote input bytes: never let them break the JSON line.
 void append_json(std::string& out, const ojson& v) { out += v.dump(-1, ' ', false, ojson::error_handler_t::replace); }
 
+// The parts of every answer are written directly: dump() sets up a serializer (and a 512-byte indent string) per
+// call, which cost more than answering a small request. The text is the same as dump()'s.
+void append_id(std::string& out, const ojson& id) {
+    char digits[24];
+    char* last = digits;
+    if (id.is_number_unsigned()) last = std::to_chars(digits, digits + sizeof digits, id.get<std::uint64_t>()).ptr;
+    else if (id.is_number_integer()) last = std::to_chars(digits, digits + sizeof digits, id.get<std::int64_t>()).ptr;
+    else return append_json(out, id);
+    out.append(digits, last);
+}
+void append_text(std::string& out, const std::string& text) {
+    // dump() writes \n, \t... for some control characters and replaces invalid UTF-8: leave those to it.
+    bool plain = codec::valid_utf8(text) &&
+                 std::none_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20; });
+    if (plain) codec::append_json_string(out, text);
+    else append_json(out, text);
+}
+
 void append_error(std::string& out, const ojson& id, const WireError& e) {
-    append_json(out, {{"id", id}, {"error", {{"class", e.error_class}, {"message", e.what()}}}});
+    out += "{\"id\":";
+    append_id(out, id);
+    out += ",\"error\":{\"class\":";
+    append_text(out, e.error_class);
+    out += ",\"message\":";
+    append_text(out, e.what());
+    out += "}}";
+}
+
+void append_skipped(std::string& out, const ojson& id, const std::string& reason) {
+    out += "{\"id\":";
+    append_id(out, id);
+    out += ",\"skipped\":";
+    append_text(out, reason);
+    out += '}';
 }
 
 // Appends the answer to an encode or decode request to out; failures become error or skipped responses.
@@ -81,7 +115,7 @@ void answer(const std::string& cmd, const ojson& req, std::string& out) {
         if (format != "msgpack" && !binary_tuple::is_format(format))
             throw Unsupported("unknown format '" + format + "'");
         out += "{\"id\":";
-        append_json(out, id);
+        append_id(out, id);
         if (format != "msgpack" && cmd == "decode") {  // Binary Tuple formats (spec 6.2)
             out += ",\"values\":";
             append_json(out, binary_tuple::decode(format, request_bytes(req), request_era(req), columns));
@@ -114,10 +148,10 @@ void answer(const std::string& cmd, const ojson& req, std::string& out) {
         append_error(out, id, e);
     } catch (const Unsupported& e) {
         out.resize(start);
-        append_json(out, {{"id", id}, {"skipped", e.what()}});
+        append_skipped(out, id, e.what());
     } catch (const nlohmann::json::exception& e) {  // a field of the wrong JSON type in the request
         out.resize(start);
-        append_json(out, {{"id", id}, {"skipped", std::string("request does not follow the protocol: ") + e.what()}});
+        append_skipped(out, id, std::string("request does not follow the protocol: ") + e.what());
     }
 }
 
