@@ -81,9 +81,9 @@ def _rejected_with(error_class):
 
 
 def exact_pass(op, rid, line):
-    """The pass Outcome when the stdout line is, byte for byte, the compact JSON of the answer op's vector expects
-    to request rid (keys in the corpus's order, or sorted; UTF-8, no spaces; for a rejection, with any message),
-    else None. Such a line parses to an answer expected_pass() passes (the same values or error class, the integer
+    """The pass Outcome when the stdout line (its newline dropped) is, byte for byte, the compact JSON of the answer
+    op's vector expects to request rid (keys in the corpus's order, or sorted; UTF-8, no spaces; for a rejection,
+    with any message), else None. Such a line parses to an answer expected_pass() passes (the same values or error class, the integer
     id rid), so it is judged without being parsed; any other line, an equal answer written differently included,
     takes the parsing path."""
     forms = op.__dict__.get("_exact")
@@ -113,9 +113,9 @@ def _exact_rejection(forms, rid_text, line):
     protocol's order, or sorted): the pass Outcome, else None."""
     ((error_class, outcome),) = forms
     head = b'{"id":' + rid_text + b',"error":{"class":' + error_class + b',"message":"'
-    tail = b'"}}\n'
+    tail = b'"}}'
     if not line.startswith(head):
-        head, tail = b'{"error":{"class":' + error_class + b',"message":"', b'"},"id":' + rid_text + b"}\n"
+        head, tail = b'{"error":{"class":' + error_class + b',"message":"', b'"},"id":' + rid_text + b"}"
         if not line.startswith(head):
             return None
     if len(line) < len(head) + len(tail) or not line.endswith(tail):
@@ -151,13 +151,12 @@ def _forms(op, sorted_too):
         canonical = vector["canonical"].encode()
         outcome = Outcome("pass", "wrote the canonical bytes", answer="hex", matched="canonical",
                           output=vector["canonical"])
-        forms = [(b'{"id":', b',"hex":"' + canonical + b'"}\n', outcome),
-                 (b'{"hex":"' + canonical + b'","id":', b"}\n", outcome)]
+        forms = [(b'{"id":', b',"hex":"' + canonical + b'"}', outcome),
+                 (b'{"hex":"' + canonical + b'","id":', b"}", outcome)]
     elif op.name in ("reject", "reject-encode"):
         forms = [(_compact_json(vector["error"]).encode(), _rejected_with(vector["error"]))]
     elif op.cmd == "decode" and sorted_too:     # kept even when it is the same text: two forms say it was made
-        forms = _decode_forms(vector["values"]) + [
-            (b'{"id":', b',"values":' + _sorted_json(vector["values"]).encode() + b'}\n', VALUES_EQUAL)]
+        forms = _decode_forms(vector["values"]) + _sorted_forms(vector["values"])
     elif op.cmd == "decode":
         forms = _decode_forms(vector["values"])
     return forms
@@ -170,7 +169,15 @@ def _decode_forms(expected):
     """The compact expected answer of every decode op of a vector (decode, decode[<label>]) is the same: made and
     kept once per vector, not once per op (a copy of the values' JSON each)."""
     return _once_per_values(_decode_forms_made, expected, lambda values: [
-        (b'{"id":', b',"values":' + _compact_json(values).encode() + b'}\n', VALUES_EQUAL)])
+        (b'{"id":', b',"values":' + _compact_json(values).encode() + b'}', VALUES_EQUAL)])
+
+
+_sorted_forms_made = {}    # the same for the sorted-keys form, made when a runner first writes one
+
+
+def _sorted_forms(expected):
+    return _once_per_values(_sorted_forms_made, expected, lambda values: [
+        (b'{"id":', b',"values":' + _sorted_json(values).encode() + b'}', VALUES_EQUAL)])
 
 
 def _once_per_values(cache, values, make):

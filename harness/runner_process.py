@@ -1,12 +1,16 @@
 """One runner child process: JSON lines in and out over pipes, with deadlines, and stderr kept apart.
 
-Reads and writes happen on helper threads so that a runner that hangs (or stops reading) can never block the
-harness: the session thread only waits on a queue with a deadline, then kills the process group.
+The session's own thread writes the requests and reads the answers, without a thread of its own for either: both
+pipes are non-blocking, and read_line() waits in poll() until an answer line is in, writing what is still owed to
+the runner's stdin meanwhile, or the deadline passes. A runner that hangs or stops reading can never block the
+harness: a write takes what the pipe has room for, the rest waits for poll() to say there is room. (One thread per
+pipe, as before, cost a GIL hand-off and a queue per batch of lines: a sixth of the harness's CPU.) Only stderr
+has a thread, which mostly sleeps.
 
-Memory stays bounded whatever the runner sends (runners/PROTOCOL.md, "Limits"): stdout is read in chunks and a
-line longer than MAX_LINE is not kept (the reader hands over a LineTooLong instead and reads no further); at
-most QUEUED_LINES batches of lines (each the complete lines of one CHUNK read) wait unread; stderr keeps a tail of
-STDERR_TAIL lines of at most STDERR_LINE bytes each, and the log file stops growing at StderrLog's cap.
+Memory stays bounded whatever the runner sends (runners/PROTOCOL.md, "Limits"): stdout is read in CHUNK reads, only
+when the lines of the previous read are all taken (QUEUED_LINES), and a line longer than MAX_LINE is not kept (the
+read hands over a LineTooLong instead and reads no further); stderr keeps a tail of STDERR_TAIL lines of at most
+STDERR_LINE bytes each, and the log file stops growing at StderrLog's cap.
 
 Every runner is started in its own process group (a new session) and registered while it lives, so stop_all()
 (SIGINT / SIGTERM) can kill every runner and its children at once.
@@ -14,8 +18,9 @@ Every runner is started in its own process group (a new session) and registered 
 
 import codecs
 import collections
+import fcntl
 import os
-import queue
+import select
 import signal
 import subprocess
 import threading
@@ -26,8 +31,13 @@ from harness.text import clean, clean_bytes
 EOF = object()
 TIMEOUT = object()
 MAX_LINE = 16 << 20         # bytes per stdout line, newline excluded
-QUEUED_LINES = 4            # batches of lines read ahead of the session at most (one per CHUNK read)
-CHUNK = 1 << 16
+QUEUED_LINES = 1            # reads of stdout whose lines wait for the session: it reads again once it took them
+CHUNK = 1 << 18             # bytes per read of stdout
+PIPE_SIZE = 1 << 20         # asked of both pipes (Linux's default maximum for an unprivileged process)
+F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)
+STDERR_CHUNK = 1 << 16
+IOV_MAX = 1024              # buffers per writev()
+WRITE_BATCH = 16            # requests waiting to be written that are written before the session waits
 STDERR_TAIL = 30            # lines kept for crash reports
 STDERR_LINE = 2000          # bytes kept per tail line
 STDERR_LOG_CAP = 16 << 20   # bytes of stderr written to out/<name>.stderr.log per run
@@ -101,71 +111,108 @@ class RunnerProcess:
         self.argv, self.cwd = list(argv), cwd
         self.stderr_tail = collections.deque(maxlen=STDERR_TAIL)
         self._stderr_log = stderr_log
-        self._lines = queue.Queue(maxsize=QUEUED_LINES)     # batches of lines, each from one read of stdout
-        self._ready = collections.deque()                   # the batch the session is reading
-        self._writes = queue.Queue()
-        self._closed = threading.Event()
+        self._ready = collections.deque()       # the lines of the last read, not yet taken by read_line()
+        self._partial = bytearray()             # the start of a line whose end is not read yet
+        self._eof = False                       # stdout ended (or a LineTooLong ended the reading)
+        self._owed = collections.deque()        # what send() was given and is not written yet (bytes, memoryviews)
+        self._stdin_open = True
         try:
             # A new session, so kill() reaches the runner's own children (a shell wrapper, a JVM launcher).
             self.proc = subprocess.Popen(self.argv, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                          stderr=subprocess.PIPE, start_new_session=True)
         except OSError as e:
             raise OSError(f"cannot start {self.argv}: {e}") from None
+        self._in, self._out = self.proc.stdin.fileno(), self.proc.stdout.fileno()
+        for fd in (self._in, self._out):
+            os.set_blocking(fd, False)
+            try:    # a larger pipe: fewer, larger writes and reads, fewer wake-ups on both sides
+                fcntl.fcntl(fd, F_SETPIPE_SZ, PIPE_SIZE)
+            except OSError:
+                pass
+        self._poll = select.poll()
+        self._poll.register(self._out, select.POLLIN)
         with _live_lock:
             _live.add(self)
         if STOP.is_set():           # stop_all() ran between the check above and the registration
             self.kill_group()
-        self._threads = [threading.Thread(target=f, daemon=True)
-                         for f in (self._read_stdout, self._read_stderr, self._write_stdin)]
-        for t in self._threads:
-            t.start()
+        self._threads = [threading.Thread(target=self._read_stderr, daemon=True)]
+        self._threads[0].start()
 
-    def _put(self, item):
-        # Blocks while the session has QUEUED_LINES unread batches; gives up once the process is closed.
-        while not self._closed.is_set():
-            try:
-                self._lines.put(item, timeout=0.2)
-                return True
-            except queue.Full:
-                pass
-        return False
-
-    def _read_stdout(self):
-        # The complete lines of each chunk are handed over as one batch: one queue hand-off per read, not per line.
-        read, line = self.proc.stdout.read1, bytearray()
+    def _wait(self, deadline, for_line=True):
+        """Polls until a read of stdout came in (for_line; its lines are in _ready) or nothing is owed any more (not
+        for_line: what comes in meanwhile is read and dropped), writing what is owed as the pipe takes it. False when
+        the deadline (time.monotonic(); None: none) passed first."""
         while True:
-            chunk = read(CHUNK)
-            if not chunk:
-                break
-            start, batch = 0, []
-            while True:
-                end = chunk.find(b"\n", start)
-                if end < 0:
-                    line += chunk[start:]
-                    break
-                if line:
-                    line += chunk[start:end + 1]
-                    item = bytes(line)
-                    line.clear()
+            if self._owed:
+                self._write_owed()
+            writing = bool(self._owed) and self._stdin_open
+            if not writing and not for_line:
+                return True
+            if writing:
+                self._poll.register(self._in, select.POLLOUT)
+            events = self._poll.poll(None if deadline is None else max(0.0, deadline - time.monotonic()) * 1000)
+            if writing:
+                self._poll.unregister(self._in)
+            readable = False
+            for fd, _ in events:
+                if fd == self._in:
+                    self._write_owed()
                 else:
-                    item = chunk[start:end + 1]
-                if len(item) > MAX_LINE + 1:
-                    self._put(batch + [LineTooLong(len(item) - 1)])
+                    readable = True
+            if readable:
+                try:
+                    chunk = os.read(self._out, CHUNK)
+                except BlockingIOError:
+                    continue
+                except OSError:
+                    chunk = b""
+                self._split(chunk)
+                if for_line:
+                    return True
+                self._ready.clear()
+            elif not events:
+                return False
+
+    def _split(self, chunk):
+        if not chunk:
+            self._end_reading()
+            if self._partial:
+                self._ready.append(bytes(self._partial))
+                self._partial.clear()
+            self._ready.append(EOF)
+            return
+        lines = chunk.split(b"\n")
+        last = lines.pop()              # after the last newline: the start of the next line (or b"")
+        if lines:
+            if self._partial:
+                self._partial += lines[0]
+                lines[0] = bytes(self._partial)
+                self._partial.clear()
+            for n, line in enumerate(lines):
+                if len(line) > MAX_LINE:
+                    self._ready.extend(lines[:n])
+                    self._too_long(len(line))
                     return
-                batch.append(item)
-                start = end + 1
-            if batch and not self._put(batch):
-                return
-            if len(line) > MAX_LINE:
-                self._put([LineTooLong(len(line))])
-                return                  # read no further: the session kills the runner for this
-        self._put(([bytes(line)] if line else []) + [EOF])
+            self._ready.extend(lines)
+        self._partial += last
+        if len(self._partial) > MAX_LINE:
+            self._too_long(len(self._partial))
+
+    def _too_long(self, size):
+        self._ready.append(LineTooLong(size))
+        self._partial.clear()
+        self._end_reading()     # read no further: the session kills the runner for this
+
+    def _end_reading(self):
+        if not self._eof:
+            self._eof = True
+            self._poll.unregister(self._out)
 
     def _read_stderr(self):
         decoder = codecs.getincrementaldecoder("utf-8")("replace")
         read, line, dropped = self.proc.stderr.read1, bytearray(), 0
         while True:
-            chunk = read(CHUNK)
+            chunk = read(STDERR_CHUNK)
             if not chunk:
                 break
             if self._stderr_log and not getattr(self._stderr_log, "full", False):
@@ -188,37 +235,43 @@ class RunnerProcess:
         text = clean_bytes(bytes(line), STDERR_LINE)
         self.stderr_tail.append(text + (f"... (truncated {dropped} bytes)" if dropped else ""))
 
-    def _write_stdin(self):
-        done = False
-        while not done:
-            batch = [self._writes.get()]
-            while batch[-1] is not None:    # what else is queued goes out in the same write: one system call
-                try:
-                    batch.append(self._writes.get_nowait())
-                except queue.Empty:
-                    break
-            if batch[-1] is None:
-                done = True
-                batch.pop()
-            try:
-                self.proc.stdin.write(b"".join(batch))
-                self.proc.stdin.flush()
-            except (BrokenPipeError, OSError, ValueError):
-                break   # the runner is gone; the reader reports EOF
+    def _write_owed(self):
+        """Writes what the pipe takes of what is owed, in one system call; a runner gone (or its stdin closed)
+        takes nothing more."""
+        owed = self._owed
         try:
-            self.proc.stdin.close()
-        except (BrokenPipeError, OSError, ValueError):
-            pass
+            n = os.writev(self._in, owed if len(owed) <= IOV_MAX else list(owed)[:IOV_MAX])
+        except BlockingIOError:
+            return
+        except OSError:     # BrokenPipeError: the runner is gone; reading its stdout reports that (EOF)
+            owed.clear()
+            self._stdin_open = False
+            return
+        while n:
+            first = owed[0]
+            if len(first) <= n:
+                n -= len(first)
+                owed.popleft()
+            else:
+                owed[0] = memoryview(first)[n:]
+                n = 0
 
     def send(self, data):
-        self._writes.put(data)
+        """Data for the runner's stdin. It is written when the session next waits for an answer (read_line(),
+        stop()), or once WRITE_BATCH pieces wait: the requests sent meanwhile go in one write, which wakes the runner
+        once for them (a write per request cost a system call and a wake-up each)."""
+        if self._stdin_open:
+            self._owed.append(data)
+            if len(self._owed) >= WRITE_BATCH:
+                self._write_owed()
 
     def read_line(self, deadline):
-        """The next stdout line (bytes), LineTooLong, EOF, or TIMEOUT once time.monotonic() passes deadline."""
-        if not self._ready:
-            try:
-                self._ready.extend(self._lines.get(timeout=max(0.0, deadline - time.monotonic())))
-            except queue.Empty:
+        """The next stdout line (bytes, its newline dropped), LineTooLong, EOF, or TIMEOUT once time.monotonic()
+        passes deadline."""
+        while not self._ready:
+            if self._eof:
+                return EOF
+            if not self._wait(deadline):
                 return TIMEOUT
         return self._ready.popleft()
 
@@ -229,21 +282,31 @@ class RunnerProcess:
         except subprocess.TimeoutExpired:
             self.kill()
             status = self.proc.wait()
-        self._threads[1].join(timeout=wait)
+        self._threads[0].join(timeout=wait)
         self._unregister()
         return status
 
     def stop(self, grace=5.0):
-        """Closes stdin after the stop line; kills the runner if it does not exit in time."""
-        self._writes.put(None)
+        """Writes what is owed (the stop line), closes stdin; kills the runner if it does not exit in time."""
+        deadline = time.monotonic() + grace
+        self._wait(deadline, for_line=False)    # stdout is drained meanwhile: the runner may write as it reads
+        self._close_stdin()
         try:
-            return self.proc.wait(timeout=grace)
+            return self.proc.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
             self.kill()
             return None
         finally:
-            self._threads[1].join(timeout=grace)
+            self._threads[0].join(timeout=grace)
             self._unregister()
+
+    def _close_stdin(self):
+        self._stdin_open = False
+        self._owed.clear()
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
 
     def kill_group(self):
         """SIGKILL to the runner's whole process group; does not wait (safe from a signal handler)."""
@@ -254,19 +317,24 @@ class RunnerProcess:
 
     def kill(self):
         self.kill_group()
-        self._closed.set()
-        self._writes.put(None)
+        self._close_stdin()
         try:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             pass
-        self._threads[1].join(timeout=2)
+        self._threads[0].join(timeout=2)
         self._unregister()
 
     def _unregister(self):
-        self._closed.set()
         with _live_lock:
             _live.discard(self)
+        if self.proc.returncode is not None:    # the pipes' ends are ours to close once the runner is gone
+            for f in (self.proc.stdin, self.proc.stdout):
+                try:
+                    f.close()
+                except OSError:
+                    pass
+            self._end_reading()
 
     def describe_exit(self, status):
         if status is None:

@@ -77,9 +77,14 @@ class Session:
                 self._record(result, op, Outcome("crash", f"runner did not start: {_first_line(e)}",
                                                  str(e).splitlines()))
             return
-        pending = collections.deque()
+        pending, reasons = collections.deque(), {}
         for op in ops:
-            why = unsupported(op, result.info["capabilities"])
+            # The reason depends on the op's command, era and format only: found once for each of those.
+            vector = op.vector
+            kind = (op.cmd, vector["era"], vector.get("format"))
+            why = reasons.get(kind, reasons)
+            if why is reasons:
+                why = reasons[kind] = unsupported(op, result.info["capabilities"])
             if why:
                 # Outside what the runner claims: counted and shown, never sent, never a failure by itself.
                 self._record(result, op, Outcome("unclaimed", f"not claimed: {why}"))

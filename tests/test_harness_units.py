@@ -152,11 +152,11 @@ def test_report_verdict_records_are_the_text_of_their_dicts():
                          [(SimpleNamespace(name="r\u00e9", argv=["x"], expected_failures="e.txt"),
                            SimpleNamespace(info=None, start_error=None, restarts=0, unmet=[], abandoned=None),
                            verdicts, SimpleNamespace(stale=[], unchecked=[], add=[], remove=[]))])["verdicts"]
-    assert list(texts) == [report._compact(report.record(v)) for v in verdicts]
-    assert [json.loads(t) for t in texts] == [report.record(v) for v in verdicts]
+    assert texts.texts() == [report._compact(report.record(v)) for v in verdicts]
+    assert [json.loads(t) for t in texts.texts()] == [report.record(v) for v in verdicts]
     value = {"verdicts": texts, "n": 1}
-    assert json.loads(report.layered_json(value, report.LAYERS)) == {"verdicts": [json.loads(t) for t in texts],
-                                                                     "n": 1}
+    assert json.loads(report.layered_json(value, report.LAYERS)) == {
+        "verdicts": [json.loads(t) for t in texts.texts()], "n": 1}
     assert report.layered_json(value, report.LAYERS) == report.layered_json(
         {"verdicts": [report.record(v) for v in verdicts], "n": 1}, report.LAYERS)
 
