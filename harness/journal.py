@@ -10,6 +10,7 @@ expectations), plus "diagnosis", "answer", "matched" when the outcome has them; 
 "interrupted by SIGINT" | ...} when the harness got that far.
 """
 
+import collections
 import json
 import threading
 
@@ -20,10 +21,13 @@ _ascii = json.encoder.encode_basestring_ascii     # json.dumps of a str (ASCII: 
 
 
 class Journal:
+    """add() only queues a line's pieces (a deque's append is atomic: no lock, no file call per verdict); the flusher
+    thread writes what is queued every FLUSH_S, in one write, and close() the rest."""
+
     def __init__(self, path, corpus_version, runners, ops, run=None):
         self._f = open(path, "w", encoding="utf-8")
-        self._lock = threading.Lock()
-        self._dirty = False
+        self._lock = threading.Lock()       # the file's: the flusher's writes and close()
+        self._queued = collections.deque()  # pieces of lines, in order; each line's pieces added at once
         self._closed = threading.Event()
         self._heads, self._ops, self._rests = {}, {}, {}
         self._write({"journal": FORMAT, "corpus_version": corpus_version, "runners": runners, "ops": ops,
@@ -31,20 +35,20 @@ class Journal:
         threading.Thread(target=self._flusher, daemon=True).start()
 
     def _write(self, record):
-        self._put(json.dumps(record) + "\n")     # ASCII: nothing a runner sent can make it unwritable
+        self._queued.append(json.dumps(record) + "\n")     # ASCII: nothing a runner sent can make it unwritable
 
-    def _put(self, line):
+    def _drain(self):
         with self._lock:
-            if not self._f.closed:
-                self._f.write(line)
-                self._dirty = True
+            queued, pieces = self._queued, []
+            for _ in range(len(queued)):
+                pieces.append(queued.popleft())
+            if pieces and not self._f.closed:
+                self._f.write("".join(pieces))
+                self._f.flush()
 
     def _flusher(self):
         while not self._closed.wait(FLUSH_S):
-            with self._lock:
-                if self._dirty and not self._f.closed:
-                    self._f.flush()
-                    self._dirty = False
+            self._drain()
 
     def add(self, runner, op, outcome):
         if outcome.diagnosis:
@@ -62,14 +66,15 @@ class Journal:
         rest = self._rests.get(key)
         if rest is None:
             rest = json.dumps(record(runner, op, outcome))
-            rest = rest[rest.index(', "outcome": '):]
+            rest = rest[rest.index(', "outcome": '):] + "\n"
             if len(self._rests) < MAX_SHARED:
                 self._rests[key] = rest
-        self._put(head + where + rest + "\n")
+        self._queued.extend((head, where, rest))
 
     def close(self, end):
         self._write({"end": end})
         self._closed.set()
+        self._drain()
         with self._lock:
             self._f.close()
 
