@@ -3,9 +3,9 @@
 The session's own thread writes the requests and reads the answers, without a thread of its own for either: both
 pipes are non-blocking, and read_line() waits in poll() until an answer line is in, writing what is still owed to
 the runner's stdin meanwhile, or the deadline passes. A runner that hangs or stops reading can never block the
-harness: a write takes what the pipe has room for, the rest waits for poll() to say there is room. (One thread per
-pipe, as before, cost a GIL hand-off and a queue per batch of lines: a sixth of the harness's CPU.) Only stderr
-has a thread, which mostly sleeps.
+harness: a write takes what the pipe has room for, the rest waits for poll() to say there is room. (A thread per
+pipe, as before, cost a GIL hand-off and a queue per batch of lines: their threads took 1.8 s of the harness's 9 s of
+CPU in a 7-runner run.) Only stderr has a thread, which mostly sleeps.
 
 Memory stays bounded whatever the runner sends (runners/PROTOCOL.md, "Limits"): stdout is read in CHUNK reads, only
 when the lines of the previous read are all taken (QUEUED_LINES), and a line longer than MAX_LINE is not kept (the
@@ -111,7 +111,8 @@ class RunnerProcess:
         self.argv, self.cwd = list(argv), cwd
         self.stderr_tail = collections.deque(maxlen=STDERR_TAIL)
         self._stderr_log = stderr_log
-        self._ready = collections.deque()       # the lines of the last read, not yet taken by read_line()
+        self.ready = collections.deque()        # the lines of the last read not yet taken (read_line(), or the
+        #                                         session's loop over the lines that pass as they are)
         self._partial = bytearray()             # the start of a line whose end is not read yet
         self._eof = False                       # stdout ended (or a LineTooLong ended the reading)
         self._owed = collections.deque()        # what send() was given and is not written yet (bytes, memoryviews)
@@ -139,7 +140,7 @@ class RunnerProcess:
         self._threads[0].start()
 
     def _wait(self, deadline, for_line=True):
-        """Polls until a read of stdout came in (for_line; its lines are in _ready) or nothing is owed any more (not
+        """Polls until a read of stdout came in (for_line; its lines are in ready) or nothing is owed any more (not
         for_line: what comes in meanwhile is read and dropped), writing what is owed as the pipe takes it. False when
         the deadline (time.monotonic(); None: none) passed first."""
         while True:
@@ -169,7 +170,7 @@ class RunnerProcess:
                 self._split(chunk)
                 if for_line:
                     return True
-                self._ready.clear()
+                self.ready.clear()
             elif not events:
                 return False
 
@@ -177,9 +178,9 @@ class RunnerProcess:
         if not chunk:
             self._end_reading()
             if self._partial:
-                self._ready.append(bytes(self._partial))
+                self.ready.append(bytes(self._partial))
                 self._partial.clear()
-            self._ready.append(EOF)
+            self.ready.append(EOF)
             return
         lines = chunk.split(b"\n")
         last = lines.pop()              # after the last newline: the start of the next line (or b"")
@@ -190,16 +191,16 @@ class RunnerProcess:
                 self._partial.clear()
             for n, line in enumerate(lines):
                 if len(line) > MAX_LINE:
-                    self._ready.extend(lines[:n])
+                    self.ready.extend(lines[:n])
                     self._too_long(len(line))
                     return
-            self._ready.extend(lines)
+            self.ready.extend(lines)
         self._partial += last
         if len(self._partial) > MAX_LINE:
             self._too_long(len(self._partial))
 
     def _too_long(self, size):
-        self._ready.append(LineTooLong(size))
+        self.ready.append(LineTooLong(size))
         self._partial.clear()
         self._end_reading()     # read no further: the session kills the runner for this
 
@@ -268,12 +269,12 @@ class RunnerProcess:
     def read_line(self, deadline):
         """The next stdout line (bytes, its newline dropped), LineTooLong, EOF, or TIMEOUT once time.monotonic()
         passes deadline."""
-        while not self._ready:
+        while not self.ready:
             if self._eof:
                 return EOF
             if not self._wait(deadline):
                 return TIMEOUT
-        return self._ready.popleft()
+        return self.ready.popleft()
 
     def exit_status(self, wait=2.0):
         """The exit status after EOF; waits briefly so the status and last stderr lines are in."""
