@@ -61,12 +61,6 @@ final class BinaryTuple {
         this.codec = codec;
     }
 
-    private static void check(boolean ok, String errorClass, String message) throws WireError {
-        if (!ok) {
-            throw new WireError(errorClass, message);
-        }
-    }
-
     private static boolean fits(BigInteger n, int size) {
         return n.bitLength() < 8 * size;
     }
@@ -121,18 +115,28 @@ final class BinaryTuple {
     }
 
     static Tuple readTuple(byte[] data, long n, String era) throws WireError {
-        check(data.length >= 1, "malformed.truncated", "no header byte");
+        if (data.length < 1) {
+            throw new WireError("malformed.truncated", "no header byte");
+        }
         int flags = data[0] & 0xff;
         int reserved = era.equals("beta1") ? 0xf8 : 0xfc; // beta1: bit 2 is the null-map flag
-        check((flags & reserved) == 0, "malformed.tuple-header", "reserved header bits " + (flags & reserved));
-        check((flags & 3) != 3, "malformed.tuple-header", "8-byte offset entries do not exist");
+        if ((flags & reserved) != 0) {
+            throw new WireError("malformed.tuple-header", "reserved header bits " + (flags & reserved));
+        }
+        if ((flags & 3) == 3) {
+            throw new WireError("malformed.tuple-header", "8-byte offset entries do not exist");
+        }
         int size = 1 << (flags & 3);
         // Every element has an offset entry: a count above the input length cannot fit (and n * size cannot overflow).
-        check(n <= data.length, "malformed.truncated", n + " offset entries need more than " + data.length + " bytes");
+        if (n > data.length) {
+            throw new WireError("malformed.truncated", n + " offset entries need more than " + data.length + " bytes");
+        }
         int nullmap = (flags & 4) != 0 ? (int) ((n + 7) / 8) : 0;
         long base = 1 + nullmap + n * size;
-        check(base <= data.length, "malformed.truncated", "header and offset table need " + base + " bytes, "
-                + data.length + " given");
+        if (base > data.length) {
+            throw new WireError("malformed.truncated", "header and offset table need " + base + " bytes, "
+                    + data.length + " given");
+        }
         byte[][] parts = new byte[(int) n][];
         boolean[] nulls = new boolean[(int) n];
         long start = 0;
@@ -140,15 +144,22 @@ final class BinaryTuple {
             nulls[i] = nullmap > 0 && (data[1 + i / 8] >> (i % 8) & 1) != 0;
             int at = 1 + nullmap + i * size;
             long end = unsigned(data, at, at + size);
-            check(end >= start, "malformed.tuple-offsets", "element " + i + " ends at " + end + ", before its start " + start);
-            check(base + end <= data.length, "malformed.tuple-offsets", "element " + i + " ends at " + (base + end)
-                    + ", past the input (" + data.length + ")");
+            if (end < start) {
+                throw new WireError("malformed.tuple-offsets", "element " + i + " ends at " + end
+                        + ", before its start " + start);
+            }
+            if (base + end > data.length) {
+                throw new WireError("malformed.tuple-offsets", "element " + i + " ends at " + (base + end)
+                        + ", past the input (" + data.length + ")");
+            }
             parts[i] = Arrays.copyOfRange(data, (int) (base + start), (int) (base + end));
             start = end;
         }
         // Strict: the input is exactly one tuple (spec BT-TRAILING leaves this to the implementation).
-        check(base + start == data.length, "malformed.tuple-offsets", (data.length - base - start)
-                + " bytes after the last element");
+        if (base + start != data.length) {
+            throw new WireError("malformed.tuple-offsets", (data.length - base - start)
+                    + " bytes after the last element");
+        }
         return new Tuple(parts, nulls);
     }
 
@@ -188,7 +199,9 @@ final class BinaryTuple {
     // ---------------------------------------------------------------- elements: decode
 
     private static void need(String t, byte[] b, boolean ok) throws WireError {
-        check(ok, "invalid.tuple-length", t + " element of " + b.length + " bytes");
+        if (!ok) {
+            throw new WireError("invalid.tuple-length", t + " element of " + b.length + " bytes");
+        }
     }
 
     /** An integer element of type t (INT8..INT64), any width the type allows. */
@@ -206,27 +219,35 @@ final class BinaryTuple {
         x >>= bits;
         long s = x & 63, mi = x >> 6 & 63, h = x >> 12 & 31, rest = x >> 17;
         // Strict on the unused top bits (spec BT-TIME-PADDING leaves them to the implementation; Java ignores them).
-        check(rest == 0, "invalid.tuple-value", "unused TIME bits set");
-        check(h <= 23 && mi <= 59 && s <= 59 && frac * unit <= 999_999_999, "invalid.tuple-value",
-                "no time " + h + ":" + mi + ":" + s + " + " + frac + " x " + unit + " ns");
+        if (rest != 0) {
+            throw new WireError("invalid.tuple-value", "unused TIME bits set");
+        }
+        if (!(h <= 23 && mi <= 59 && s <= 59 && frac * unit <= 999_999_999)) {
+            throw new WireError("invalid.tuple-value", "no time " + h + ":" + mi + ":" + s + " + " + frac + " x "
+                    + unit + " ns");
+        }
         return v.put("hour", h).put("minute", mi).put("second", s).put("nano", frac * unit);
     }
 
     private static ObjectNode decodeDate(ObjectNode v, byte[] b) throws WireError {
         int d = (int) signed(b, 0, 3); // the 24-bit value, year sign-extended from bit 23
         int y = d >> 9, m = d >> 5 & 15, day = d & 31;
-        check(1 <= m && m <= 12 && 1 <= day && day <= daysInMonth(BigInteger.valueOf(y), m), "invalid.tuple-value",
-                "no date " + y + "-" + m + "-" + day);
+        if (!(1 <= m && m <= 12 && 1 <= day && day <= daysInMonth(BigInteger.valueOf(y), m))) {
+            throw new WireError("invalid.tuple-value", "no date " + y + "-" + m + "-" + day);
+        }
         return v.put("year", y).put("month", m).put("day", day);
     }
 
     private static ObjectNode secondsNanos(ObjectNode v, String t, byte[] b) throws WireError {
         need(t, b, b.length == 8 || b.length == 12);
         long seconds = signed(b, 0, 8), nano = b.length == 12 ? signed(b, 8, 12) : 0;
-        check(0 <= nano && nano <= 999_999_999, "invalid.tuple-value", "nano " + nano);
+        if (!(0 <= nano && nano <= 999_999_999)) {
+            throw new WireError("invalid.tuple-value", "nano " + nano);
+        }
         if (t.equals("TIMESTAMP")) {
-            check(INSTANT_MIN <= seconds && seconds <= INSTANT_MAX, "invalid.tuple-value",
-                    "seconds " + seconds + " outside Instant");
+            if (!(INSTANT_MIN <= seconds && seconds <= INSTANT_MAX)) {
+                throw new WireError("invalid.tuple-value", "seconds " + seconds + " outside Instant");
+            }
         }
         return v.put("seconds", Long.toString(seconds)).put("nano", nano);
     }
@@ -241,7 +262,9 @@ final class BinaryTuple {
         switch (t) {
             case "BOOLEAN":
                 need(t, b, b.length == 1);
-                check(b[0] == 0 || b[0] == 1, "invalid.tuple-value", "BOOLEAN byte " + (b[0] & 0xff)); // strict
+                if (!(b[0] == 0 || b[0] == 1)) { // strict
+                    throw new WireError("invalid.tuple-value", "BOOLEAN byte " + (b[0] & 0xff));
+                }
                 return v.put("value", b[0] == 1);
             case "INT8": case "INT16": case "INT32": case "INT64":
                 return v.put("value", Long.toString(intElement(t, b)));
@@ -278,7 +301,9 @@ final class BinaryTuple {
                 int k = b.length / 3;
                 return v.put("years", signed(b, 0, k)).put("months", signed(b, k, 2 * k)).put("days", signed(b, 2 * k, 3 * k));
             case "NUMBER": // a beta1-only column type (spec 6.2.8): BigInteger, big-endian two's complement
-                check(era.equals("beta1"), "invalid.tuple-type", "NUMBER is not a 3.0 column type");
+                if (!era.equals("beta1")) {
+                    throw new WireError("invalid.tuple-type", "NUMBER is not a 3.0 column type");
+                }
                 return v.put("value", new BigInteger(b).toString());
             default:
                 throw new WireError("invalid.tuple-type", "no column type '" + t + "'");
@@ -324,7 +349,9 @@ final class BinaryTuple {
             }
             if (b.length == 0) {
                 ObjectNode fallback = beta1Default(t);
-                check(fallback != null, "invalid.tuple-length", "no beta1 default for " + t);
+                if (fallback == null) {
+                    throw new WireError("invalid.tuple-length", "no beta1 default for " + t);
+                }
                 return fallback;
             }
         } else if (b.length == 0) {
@@ -352,17 +379,21 @@ final class BinaryTuple {
 
     private static byte[] encodeDate(JsonNode v) throws WireError {
         BigInteger y = Fields.integer(v, "year"), m = Fields.integer(v, "month"), d = Fields.integer(v, "day");
-        check(between(m, 1, 12) && between(d, 1, daysInMonth(y, m.intValue())), "invalid.tuple-value",
-                "no date " + y + "-" + m + "-" + d);
-        check(between(y, -16384, 16383), "unrepresentable", "year " + y + " does not fit 15 bits");
+        if (!(between(m, 1, 12) && between(d, 1, daysInMonth(y, m.intValue())))) {
+            throw new WireError("invalid.tuple-value", "no date " + y + "-" + m + "-" + d);
+        }
+        if (!between(y, -16384, 16383)) {
+            throw new WireError("unrepresentable", "year " + y + " does not fit 15 bits");
+        }
         return le(y.intValue() << 9 | m.intValue() << 5 | d.intValue(), 3);
     }
 
     private static byte[] encodeTime(JsonNode v) throws WireError {
         BigInteger h = Fields.integer(v, "hour"), mi = Fields.integer(v, "minute"), s = Fields.integer(v, "second");
         BigInteger n = Fields.integer(v, "nano");
-        check(between(h, 0, 23) && between(mi, 0, 59) && between(s, 0, 59) && between(n, 0, 999_999_999),
-                "invalid.tuple-value", "no time " + h + ":" + mi + ":" + s + "." + n);
+        if (!(between(h, 0, 23) && between(mi, 0, 59) && between(s, 0, 59) && between(n, 0, 999_999_999))) {
+            throw new WireError("invalid.tuple-value", "no time " + h + ":" + mi + ":" + s + "." + n);
+        }
         long nano = n.longValue();
         int size = nano % 1000 != 0 ? 6 : nano % 1_000_000 != 0 ? 5 : 4;
         int bits = size == 4 ? 10 : size == 5 ? 20 : 30;
@@ -372,17 +403,25 @@ final class BinaryTuple {
 
     private static byte[] encodeSecondsNanos(JsonNode v) throws WireError {
         BigInteger seconds = new BigInteger(Fields.text(v, "seconds")), nano = Fields.integer(v, "nano");
-        check(between(nano, 0, 999_999_999), "invalid.tuple-value", "nano " + nano);
-        if (Fields.text(v, "type").equals("TIMESTAMP")) {
-            check(between(seconds, INSTANT_MIN, INSTANT_MAX), "invalid.tuple-value", "seconds " + seconds);
+        if (!between(nano, 0, 999_999_999)) {
+            throw new WireError("invalid.tuple-value", "nano " + nano);
         }
-        check(fits(seconds, 8), "unrepresentable", "seconds " + seconds + " outside int64");
+        if (Fields.text(v, "type").equals("TIMESTAMP")) {
+            if (!between(seconds, INSTANT_MIN, INSTANT_MAX)) {
+                throw new WireError("invalid.tuple-value", "seconds " + seconds);
+            }
+        }
+        if (!fits(seconds, 8)) {
+            throw new WireError("unrepresentable", "seconds " + seconds + " outside int64");
+        }
         byte[] out = le(seconds.longValue(), 8);
         return nano.signum() != 0 ? concat(out, le(nano.longValue(), 4)) : out;
     }
 
     private static byte[] encodeDecimal(BigInteger unscaled, BigInteger scale) throws WireError {
-        check(fits(scale, 2), "unrepresentable", "scale " + scale + " outside int16");
+        if (!fits(scale, 2)) {
+            throw new WireError("unrepresentable", "scale " + scale + " outside int16");
+        }
         return concat(le(scale.longValue(), 2), unscaled.toByteArray()); // minimal big-endian two's complement
     }
 
@@ -469,13 +508,17 @@ final class BinaryTuple {
         if (t.equals("NULL")) {
             return List.of(new byte[0], new byte[0], new byte[0]);
         }
-        check(TYPE_IDS.containsKey(t), "invalid.tuple-type", "no object type '" + t + "'");
+        if (!TYPE_IDS.containsKey(t)) {
+            throw new WireError("invalid.tuple-type", "no object type '" + t + "'");
+        }
         BigInteger scale = BigInteger.ZERO;
         byte[] value;
         if (t.equals("DECIMAL")) {
             BigInteger unscaled = new BigInteger(Fields.text(v, "unscaled"));
             scale = Fields.integer(v, "scale");
-            check(fits(scale, 4), "unrepresentable", "scale " + scale + " outside int32");
+            if (!fits(scale, 4)) {
+                throw new WireError("unrepresentable", "scale " + scale + " outside int32");
+            }
             // The java producer profile (canonical), shrinkDecimal: stripTrailingZeros(), zero becomes (0, 0).
             BigInteger su = unscaled, ss = unscaled.signum() == 0 ? BigInteger.ZERO : scale;
             while (su.signum() != 0 && su.mod(BigInteger.TEN).signum() == 0) {
@@ -496,12 +539,18 @@ final class BinaryTuple {
         }
         long typeId = intElement("INT32", typeB);
         String t = TYPE_NAMES.get(typeId);
-        check(t != null, "invalid.tuple-type", "type id " + typeId + " is not a 3.0 value type");
-        check(valueB.length > 0, "invalid.tuple-length", t + " object without a value");
+        if (t == null) {
+            throw new WireError("invalid.tuple-type", "type id " + typeId + " is not a 3.0 value type");
+        }
+        if (valueB.length == 0) {
+            throw new WireError("invalid.tuple-length", t + " object without a value");
+        }
         ObjectNode v = decodeElement(t, valueB, "3.0");
         if (t.equals("DECIMAL")) {
             // Java reads the scale with intValue, which refuses a zero-length element (spec BT-OBJECT-DECIMAL-SCALE).
-            check(scaleB.length > 0, "invalid.tuple-length", "DECIMAL object with a NULL scale element");
+            if (scaleB.length == 0) {
+                throw new WireError("invalid.tuple-length", "DECIMAL object with a NULL scale element");
+            }
             long want = intElement("INT32", scaleB);
             BigInteger unscaled = new BigInteger(v.get("unscaled").textValue());
             long diff = want - v.get("scale").longValue();
@@ -515,8 +564,10 @@ final class BinaryTuple {
                 boolean small = -diff <= unscaled.abs().toString().length();
                 BigInteger[] qr = small ? unscaled.divideAndRemainder(BigInteger.TEN.pow((int) -diff))
                         : new BigInteger[] {BigInteger.ZERO, unscaled};
-                check(qr[1].signum() == 0, "invalid.tuple-value", "(" + unscaled + ", " + v.get("scale")
-                        + ") does not rescale exactly to scale " + want);
+                if (qr[1].signum() != 0) {
+                    throw new WireError("invalid.tuple-value", "(" + unscaled + ", " + v.get("scale")
+                            + ") does not rescale exactly to scale " + want);
+                }
                 unscaled = qr[0];
             }
             v = Codec.typed(t).put("unscaled", unscaled.toString()).put("scale", want);
@@ -527,30 +578,41 @@ final class BinaryTuple {
     // ---------------------------------------------------------------- formats
 
     private static byte[] binOf(JsonNode value, String what) throws WireError {
-        check(value.path("type").asText().equals("bin"), "invalid.tuple-type", what + ": expected a bin, got "
-                + value.path("type").asText());
+        if (!value.path("type").asText().equals("bin")) {
+            throw new WireError("invalid.tuple-type", what + ": expected a bin, got " + value.path("type").asText());
+        }
         return Hex.parse(value.get("hex").textValue());
     }
 
     /** The bin that must follow the first MessagePack value of a collection or compute argument, alone. */
     private static byte[] oneBinAfter(ArrayNode outer, String what) throws WireError {
-        check(outer.size() == 2, "invalid.tuple-type", what + ": expected one bin after the first value, got "
-                + (outer.size() - 1) + " values");
+        if (outer.size() != 2) {
+            throw new WireError("invalid.tuple-type", what + ": expected one bin after the first value, got "
+                    + (outer.size() - 1) + " values");
+        }
         return binOf(outer.get(1), what);
     }
 
     /** Spec 6.3: element count n, then the tuple of type id, count, items. */
     private static ArrayNode readCollection(BigInteger n, ArrayNode outer, String era, ArrayNode out) throws WireError {
-        check(n.compareTo(BigInteger.TWO) >= 0, "invalid.tuple-type", "collection element count " + n + " is below 2");
+        if (n.compareTo(BigInteger.TWO) < 0) {
+            throw new WireError("invalid.tuple-type", "collection element count " + n + " is below 2");
+        }
         long elements = n.bitLength() < 32 ? n.longValue() : Long.MAX_VALUE; // readTuple: malformed.truncated
         byte[][] parts = readTuple(oneBinAfter(outer, "collection"), elements, era).parts();
         long typeId = intElement("INT32", parts[0]), count = intElement("INT32", parts[1]);
         String t = TYPE_NAMES.get(typeId);
-        check(t != null, "invalid.tuple-type", "collection type id " + typeId + " is not a 3.0 value type");
-        check(count == elements - 2, "invalid.tuple-type", "collection count " + count + " with " + elements
-                + " elements (count + 2 expected)");
+        if (t == null) {
+            throw new WireError("invalid.tuple-type", "collection type id " + typeId + " is not a 3.0 value type");
+        }
+        if (count != elements - 2) {
+            throw new WireError("invalid.tuple-type", "collection count " + count + " with " + elements
+                    + " elements (count + 2 expected)");
+        }
         for (int i = 2; i < parts.length; i++) {
-            check(parts[i].length > 0, "invalid.tuple-length", "a NULL collection item");
+            if (parts[i].length == 0) {
+                throw new WireError("invalid.tuple-length", "a NULL collection item");
+            }
             out.add(decodeElement(t, parts[i], era));
         }
         return out;
@@ -560,7 +622,9 @@ final class BinaryTuple {
 
     /** Spec 6.4: kind, then one bin holding a triple (NATIVE) or the marshaller's bytes (MARSHALLED_CUSTOM). */
     private static ArrayNode readComputeArg(BigInteger kind, ArrayNode outer, String era, ArrayNode out) throws WireError {
-        check(kind.signum() == 0 || kind.equals(COMPUTE_MARSHALLED), "invalid.tuple-type", "compute argument kind " + kind);
+        if (!(kind.signum() == 0 || kind.equals(COMPUTE_MARSHALLED))) {
+            throw new WireError("invalid.tuple-type", "compute argument kind " + kind);
+        }
         byte[] data = oneBinAfter(outer, "compute argument");
         return out.add(kind.signum() == 0 ? readTriple(readTuple(data, 3, era).parts(), 0)
                 : Codec.typed("MARSHALLED").put("hex", Hex.of(data)));
@@ -572,8 +636,12 @@ final class BinaryTuple {
                 encodeInt("INT32", BigInteger.valueOf(values.size()))));
         for (JsonNode value : values) {
             String type = Fields.text(value, "type");
-            check(!type.equals("NULL"), "unrepresentable", "a NULL collection item");
-            check(type.equals(t), "unrepresentable", "collection items of types " + t + " and " + type);
+            if (type.equals("NULL")) {
+                throw new WireError("unrepresentable", "a NULL collection item");
+            }
+            if (!type.equals(t)) {
+                throw new WireError("unrepresentable", "collection items of types " + t + " and " + type);
+            }
             parts.add(encodeElement(value, "3.0"));
         }
         return parts;
@@ -591,18 +659,25 @@ final class BinaryTuple {
         ArrayNode outer = codec.decode(data, "3.0");
         switch (fmt) {
             case "object":
-                check(outer.size() == 1, "invalid.tuple-type", "an object is one MessagePack value, not " + outer.size());
+                if (outer.size() != 1) {
+                    throw new WireError("invalid.tuple-type", "an object is one MessagePack value, not "
+                            + outer.size());
+                }
                 if (outer.get(0).get("type").textValue().equals("nil")) {
                     return out.add(Codec.typed("NULL"));
                 }
                 return out.add(readTriple(readTuple(binOf(outer.get(0), "object"), 3, era).parts(), 0));
             case "object-array":
-                check(outer.size() > 0 && outer.get(0).get("type").textValue().equals("int"), "invalid.tuple-type",
-                        "an object array starts with its count");
+                if (!(outer.size() > 0 && outer.get(0).get("type").textValue().equals("int"))) {
+                    throw new WireError("invalid.tuple-type", "an object array starts with its count");
+                }
                 BigInteger n = new BigInteger(outer.get(0).get("value").textValue());
-                check(n.signum() >= 0, "invalid.tuple-type", "negative object count " + n);
-                check(outer.size() == (n.signum() > 0 ? 2 : 1), "invalid.tuple-type",
-                        "an object array is a count and (N > 0) one bin");
+                if (n.signum() < 0) {
+                    throw new WireError("invalid.tuple-type", "negative object count " + n);
+                }
+                if (outer.size() != (n.signum() > 0 ? 2 : 1)) {
+                    throw new WireError("invalid.tuple-type", "an object array is a count and (N > 0) one bin");
+                }
                 if (n.signum() == 0) {
                     return out;
                 }
@@ -615,19 +690,25 @@ final class BinaryTuple {
                 return out;
             case "collection":
             case "compute-arg":
-                check(outer.size() > 0, "invalid.tuple-type", fmt + ": no value");
+                if (outer.size() == 0) {
+                    throw new WireError("invalid.tuple-type", fmt + ": no value");
+                }
                 if (outer.get(0).get("type").textValue().equals("nil")) {
-                    check(outer.size() == 1, "invalid.tuple-type", fmt + ": nil followed by more values");
+                    if (outer.size() != 1) {
+                        throw new WireError("invalid.tuple-type", fmt + ": nil followed by more values");
+                    }
                     return fmt.equals("collection") ? out : out.add(Codec.typed("NULL"));
                 }
-                check(outer.get(0).get("type").textValue().equals("int"), "invalid.tuple-type",
-                        fmt + ": the first value is not an int");
+                if (!outer.get(0).get("type").textValue().equals("int")) {
+                    throw new WireError("invalid.tuple-type", fmt + ": the first value is not an int");
+                }
                 BigInteger first = new BigInteger(outer.get(0).get("value").textValue());
                 return fmt.equals("collection") ? readCollection(first, outer, era, out)
                         : readComputeArg(first, outer, era, out);
             case "table-row":
-                check(outer.size() == 2 && outer.get(0).get("type").textValue().equals("bitmask"), "invalid.tuple-type",
-                        "a row is a BITMASK and a bin");
+                if (!(outer.size() == 2 && outer.get(0).get("type").textValue().equals("bitmask"))) {
+                    throw new WireError("invalid.tuple-type", "a row is a BITMASK and a bin");
+                }
                 Tuple row = readTuple(binOf(outer.get(1), "row"), columns.size(), era);
                 Set<Long> noValue = new HashSet<>();
                 outer.get(0).get("bits").forEach(bit -> noValue.add(bit.longValue()));

@@ -133,13 +133,13 @@ final class Codec {
                     }
                     break;
                 case STRING:
-                    CharBuffer str = utf8Chars(payload(in.unpackRawStringHeader(), "str"));
+                    CharBuffer str = utf8Chars(payload(in.unpackRawStringHeader(), "str length"));
                     typed("str");
                     out.writeFieldName("value");
                     out.writeString(str.array(), str.arrayOffset() + str.position(), str.remaining()); // no String
                     break;
                 case BINARY:
-                    String hex = Hex.of(payload(in.unpackBinaryHeader(), "bin"));
+                    String hex = Hex.of(payload(in.unpackBinaryHeader(), "bin length"));
                     typed("bin");
                     out.writeStringField("hex", hex);
                     break;
@@ -199,16 +199,19 @@ final class Codec {
             }
         }
 
-        /** The payload of a str/bin/ext whose header declared {@code length} bytes (readPayload allocates it). */
+        /**
+         * The payload of a str/bin/ext whose header declared {@code length} bytes ({@code what}), checked first:
+         * readPayload allocates it.
+         */
         private byte[] payload(int length, String what) throws IOException, WireError {
-            need(length, 1, what + " length");
+            need(length, 1, what);
             return in.readPayload(length);
         }
 
         private void ext() throws IOException, WireError {
             // The header only: no timestamp conversion of code -1.
             ExtensionTypeHeader header = in.unpackExtensionTypeHeader();
-            byte[] data = payload(header.getLength(), "ext");
+            byte[] data = payload(header.getLength(), "ext length");
             JsonNode typedExt = ignite.decode(era, header.getType(), data);
             if (typedExt != null) {
                 out.writeTree(typedExt);
