@@ -373,7 +373,7 @@ function containerHeader(count, fixBase, head16) {
 
 /** @param {string} hex */
 export function fromHex(hex) {
-  if (hex.length % 2 !== 0 || NOT_HEX.test(hex)) throw new TypeError(`not lower-case hex: ${hex.slice(0, 40)}`);
+  checkHex(hex);
   // Callers get a Uint8Array of their own (binaryTuple reverses copies made with slice(), which on a Buffer
   // would be a view). A small Buffer.from lives in Node's shared pool and is copied out; a large one owns its
   // ArrayBuffer, which is taken over without a copy.
@@ -381,3 +381,21 @@ export function fromHex(hex) {
   return b.byteOffset === 0 && b.buffer.byteLength === b.length ? new Uint8Array(b.buffer) : new Uint8Array(b);
 }
 const NOT_HEX = /[^0-9a-f]/;
+
+/** @param {string} hex */
+function checkHex(hex) {
+  if (hex.length % 2 !== 0 || NOT_HEX.test(hex)) throw new TypeError(`not lower-case hex: ${hex.slice(0, 40)}`);
+}
+
+/**
+ * The bytes of `hex` in memory that the next call reuses: for a request's input, which is decoded at once and
+ * not kept (a fresh buffer per large request costs more in page faults than decoding it). A plain
+ * Uint8Array, so slice() copies as it does for fromHex's result.
+ * @param {string} hex
+ */
+export function fromHexReused(hex) {
+  checkHex(hex);
+  if (hex.length / 2 > reused.length) reused = Buffer.allocUnsafeSlow(Math.max(hex.length / 2, 2 * reused.length));
+  return new Uint8Array(reused.buffer, reused.byteOffset, reused.write(hex, "hex"));
+}
+let reused = Buffer.allocUnsafeSlow(1 << 16);

@@ -1,9 +1,9 @@
 // Runner protocol v1 (schema/protocol.schema.json): one JSON request per stdin line, one JSON response per
 // stdout line, in order. Logs go to stderr only. The codec lives in codec.mjs.
 import { isAscii } from "node:buffer";
-import { readFileSync } from "node:fs";
+import { readFileSync, readSync, writeSync } from "node:fs";
 import * as binaryTuple from "./binaryTuple.mjs";
-import { decodeAll, encodeAll, fromHex, toHex } from "./codec.mjs";
+import { decodeAll, encodeAll, fromHexReused, toHex } from "./codec.mjs";
 import { ERAS } from "./igniteExt.mjs";
 import { WireError } from "./wireError.mjs";
 
@@ -54,12 +54,13 @@ function run(request) {
   const { cmd, era, format = "msgpack", columns = [] } = request;
   if (!ERAS.includes(era)) return { skipped: `unknown era '${era}'` };
   if (!FORMATS.includes(format)) return { skipped: `unknown format '${format}'` };
+  // An encode answer's bytes stay a Uint8Array here: serve writes them as hex.
   if (format === "msgpack") {
-    return cmd === "encode" ? { hex: toHex(encodeAll(request.values)) } : { values: decodeAll(fromHex(request.hex), era) };
+    return cmd === "encode" ? { hex: encodeAll(request.values) } : { values: decodeAll(fromHexReused(request.hex), era) };
   }
   return cmd === "encode"
-    ? { hex: toHex(binaryTuple.encode(format, request.values, era)) }
-    : { values: binaryTuple.decode(format, fromHex(request.hex), era, columns) };
+    ? { hex: binaryTuple.encode(format, request.values, era) }
+    : { values: binaryTuple.decode(format, fromHexReused(request.hex), era, columns) };
 }
 
 /**
@@ -101,85 +102,126 @@ function withStack(work) {
 }
 
 /**
- * The answer line for one request line, "" for a line without an answer, or null for "stop".
- * @param {string} line
+ * Answer one request line into `answers` (nothing for a line without an answer); false for "stop".
+ * @param {string} line @param {Answers} answers
  */
-function serve(line) {
-  if (line.trim() === "") return "";
+function serve(line, answers) {
+  if (line.trim() === "") return true;
   let request;
   try {
     request = JSON.parse(line);
   } catch (e) {
     log(`not JSON, ignored: ${line.slice(0, 200)}`);
-    return "";
+    return true;
   }
+  /** @type {any} */
   let response;
   try {
     response = handle(request);
   } catch (e) {
     log(`bad request: ${/** @type {Error} */ (e).message}`);
-    if (typeof request?.id !== "number") return "";
+    if (typeof request?.id !== "number") return true;
     response = { id: request.id, skipped: `bad request: ${/** @type {Error} */ (e).message}` };
   }
-  return response === null ? null : JSON.stringify(response) + "\n";
+  if (response === null) return false;
+  if (response.hex instanceof Uint8Array) {
+    // An encode answer: {"id": N, "hex": "..."}, the hex written 16 KiB at a time. Made whole (and copied by
+    // JSON.stringify, and again when written), a large answer was fresh memory three times over.
+    const { hex, ...rest } = response;
+    answers.add(`${JSON.stringify(rest).slice(0, -1)},"hex":"`);
+    for (let at = 0; at < hex.length; at += HEX_PIECE) answers.add(toHex(hex.subarray(at, at + HEX_PIECE)));
+    answers.add('"}\n');
+  } else {
+    answers.add(JSON.stringify(response) + "\n");
+  }
+  return true;
 }
+const HEX_PIECE = 1 << 14;
 
-// Every complete line a read delivered is answered, then the answers leave in one write: the harness sends a
-// window of requests, and a write per line would cost a system call each. Nothing waits for more input while
-// an answer is held back, because the write happens before the next read. Lines are cut from the bytes and
-// each is decoded to text once (a line that spans reads is joined first, so no UTF-8 sequence is split).
+// Requests are read with blocking reads of fd 0 into one buffer that is kept (and grown to the longest line),
+// every complete line in it is answered, and the answers leave in one blocking write to fd 1 before the next
+// read: the harness sends a window of requests, and a write per line would cost a system call each. Nothing
+// waits for more input while an answer is held back. Reusing the two buffers matters: memory that is
+// allocated and touched once per large request costs more in page faults than parsing it (process.stdin's
+// stream allocated a chunk per read, and each answer was converted to a fresh Buffer of its own).
 
 /** A request line's text. Almost every line is ASCII (JSON escapes aside, only str values can be anything
  * else): Node checks that with SIMD and copies the bytes as they are, where decoding UTF-8 cost about 10 ns
  * a byte (a quarter of a second for the corpus's 26 MB of large requests).
- * @param {Buffer} bytes */
-const text = (bytes) => (isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8"));
+ * @param {Buffer} bytes @param {number} start @param {number} end */
+const text = (bytes, start, end) =>
+  isAscii(bytes.subarray(start, end)) ? bytes.toString("latin1", start, end) : bytes.toString("utf8", start, end);
 
-/** @type {Buffer[]} the start of a line that has not ended yet */
-let partial = [];
-let stopped = false;
-process.stdin.on("data", (/** @type {Buffer} */ chunk) => {
-  if (stopped) return;
-  let end = chunk.indexOf(10);
-  if (end < 0) {
-    partial.push(chunk);
-    return;
-  }
-  let start = 0;
-  let out = "";
-  while (end >= 0) {
-    let line;
-    if (partial.length > 0) {
-      partial.push(chunk.subarray(0, end));
-      line = text(Buffer.concat(partial));
-      partial = [];
-    } else {
-      line = text(chunk.subarray(start, end));
-    }
-    const answer = serve(line);
-    if (answer === null) {
-      stopped = true; // "stop": exit without answering
-      break;
-    }
-    out += answer;
-    start = end + 1;
-    end = chunk.indexOf(10, start);
-  }
-  if (!stopped && start < chunk.length) partial.push(chunk.subarray(start));
-  if (out) process.stdout.write(out);
-  if (stopped) finish();
-});
-process.stdin.on("end", () => {
-  if (stopped) return;
-  const rest = text(Buffer.concat(partial));
-  const answer = rest === "" ? "" : serve(rest);
-  if (answer) process.stdout.write(answer);
-  finish();
-});
+/** The answers to one read, as UTF-8 in a buffer that is kept between reads. Short pieces of text are joined
+ * first (one Buffer.write per PENDING characters, not per piece). */
+class Answers {
+  bytes = Buffer.allocUnsafe(1 << 20);
+  length = 0;
+  pending = "";
 
-// Exit once every response has left: a large response to a pipe is written asynchronously, and process.exit()
-// would drop what is still queued. The empty write's callback runs after all earlier writes are flushed.
-function finish() {
-  process.stdin.destroy();
-  process.stdout.write("", () => process.exit(0));
+  /** @param {string} text */
+  add(text) {
+    this.pending += text;
+    if (this.pending.length >= PENDING) this.copy();
+  }
+
+  copy() {
+    const room = this.length + 3 * this.pending.length; // UTF-8 needs at most 3 bytes per UTF-16 code unit
+    if (room > this.bytes.length) this.bytes = grown(this.bytes, this.length, room);
+    this.length += this.bytes.write(this.pending, this.length);
+    this.pending = "";
+  }
+
+  flush() {
+    this.copy();
+    for (let at = 0; at < this.length; ) at += retried(() => writeSync(1, this.bytes, at, this.length - at));
+    this.length = 0;
+  }
 }
+const PENDING = 1 << 14;
+
+/** A larger buffer (at least twice the size) holding the first `used` bytes of `bytes`.
+ * @param {Buffer} bytes @param {number} used @param {number} needed */
+function grown(bytes, used, needed) {
+  const larger = Buffer.allocUnsafe(Math.max(needed, 2 * bytes.length));
+  bytes.copy(larger, 0, 0, used);
+  return larger;
+}
+
+/** fd 0 and 1 are the blocking pipes the harness made; should one be non-blocking, wait and retry.
+ * @param {() => number} io */
+function retried(io) {
+  for (;;) {
+    try {
+      return io();
+    } catch (e) {
+      if (/** @type {NodeJS.ErrnoException} */ (e).code !== "EAGAIN") throw e;
+      Atomics.wait(PAUSE, 0, 0, 1);
+    }
+  }
+}
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+function main() {
+  const answers = new Answers();
+  let input = Buffer.allocUnsafe(1 << 20);
+  let filled = 0; // input[0, filled) is read and not yet answered: the start of a line that has not ended
+  for (;;) {
+    if (filled === input.length) input = grown(input, filled, 2 * filled);
+    const n = retried(() => readSync(0, input, filled, input.length - filled, null));
+    if (n === 0) break;
+    const read = input.subarray(0, filled + n);
+    let start = 0;
+    for (let end = read.indexOf(10, filled); end >= 0; end = read.indexOf(10, start)) {
+      if (!serve(text(read, start, end), answers)) return answers.flush(); // "stop"
+      start = end + 1;
+    }
+    answers.flush();
+    filled = read.length - start;
+    input.copyWithin(0, start, read.length);
+  }
+  if (filled > 0) serve(text(input, 0, filled), answers); // a last line without a newline
+  answers.flush();
+}
+
+main();
