@@ -23,22 +23,25 @@ export const MAX_DEPTH = 512;
 
 // ---------------------------------------------------------------------------------------------- decoding
 
+// Floats and strs are returned by the overrides below already in typed notation ({type, bits} / {type, value}),
+// as instances of classes of their own, so they cannot be mistaken for anything the library returns.
+
 /** A ca value: the library would widen it to a double (and quiet a signalling NaN). */
 class Float32Bits {
   /** @param {string} bits 8 hex digits */
-  constructor(bits) { this.bits = bits; }
+  constructor(bits) { this.type = "float32"; this.bits = bits; }
 }
 
 /** A cb value, kept as bits so it cannot be mistaken for an int and NaN payloads survive. */
 class Float64Bits {
   /** @param {string} bits 16 hex digits */
-  constructor(bits) { this.bits = bits; }
+  constructor(bits) { this.type = "float64"; this.bits = bits; }
 }
 
 /** A str value. Wrapped so the library's map-key check ("__proto__" refused) never sees a bare string. */
 class Str {
   /** @param {string} value */
-  constructor(value) { this.value = value; }
+  constructor(value) { this.type = "str"; this.value = value; }
 }
 
 /** A map as it is read: keys and values alternating, in wire order. */
@@ -208,18 +211,16 @@ function toTyped(v, depth) {
   if (v === null) return NIL;
   if (typeof v === "number" || typeof v === "bigint") return { type: "int", value: v.toString() }; // floats are Float*Bits
   if (typeof v === "boolean") return v ? TRUE : FALSE;
-  if (v instanceof Str) return { type: "str", value: v.value };
-  if (v instanceof Float32Bits) return { type: "float32", bits: v.bits };
-  if (v instanceof Float64Bits) return { type: "float64", bits: v.bits };
+  if (v instanceof Str || v instanceof Float32Bits || v instanceof Float64Bits) return v;
   if (v instanceof Uint8Array) return { type: "bin", hex: toHex(v) };
   if (v instanceof IgniteValue) return v.typed;
   if (v instanceof ExtData) return { type: "ext", code: v.type, hex: toHex(/** @type {Uint8Array} */ (v.data)) };
   // Empty containers never reach pushArrayState/pushMapState, so the depth limit is checked here as well.
   if (depth + 1 > MAX_DEPTH) throw new WireError("limit.depth", `container nested deeper than ${MAX_DEPTH}`);
   if (Array.isArray(v)) {
-    const items = new Array(v.length);
-    for (let i = 0; i < v.length; i++) items[i] = toTyped(v[i], depth + 1);
-    return { type: "array", items };
+    // Converted in place: the library's array is this decode's own, and a large one is a large allocation.
+    for (let i = 0; i < v.length; i++) v[i] = toTyped(v[i], depth + 1);
+    return { type: "array", items: v };
   }
   if (v instanceof Pairs) {
     const kv = v.items;
