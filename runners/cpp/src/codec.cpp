@@ -575,9 +575,8 @@ class RequestReader {
             top.run.insert(top.run.end(), encoded->begin(), encoded->end());
             top.ends.push_back(top.run.size());
             // The object is kept for the next one: nlohmann destroys an object through a stack it allocates.
-            ojson::array_t& list = top.node->get_ref<ojson::array_t&>();
             if (v.is_object()) spare_ = std::move(v);
-            list.pop_back();
+            top.node->get_ref<ojson::array_t&>().pop_back();
             return true;
         }
         if (encoded) v = ojson::binary(*encoded);  // Writer::value / Writer::map write it as it is
@@ -703,7 +702,8 @@ Bytes from_hex(const std::string& text) {
 
 namespace {
 
-using Reader = nlohmann::detail::binary_reader<json, nlohmann::detail::iterator_input_adapter<CountingIterator>, DecodeSax>;
+using Adapter = nlohmann::detail::iterator_input_adapter<CountingIterator>;  // what json::sax_parse makes of them
+using Reader = nlohmann::detail::binary_reader<json, Adapter, DecodeSax>;
 
 // Writes the values of bytes to out (see decode) and sets error if the input is rejected. nlohmann reads one
 // value per call (strict=false: no end-of-input check); the counting iterator tells where the next one starts.
@@ -723,13 +723,11 @@ bool read_values(const Bytes& bytes, ignite::Era era, bool shared_reader, std::s
     out += '[';
     DecodeSax sax(bytes, era, &position, out);
     std::optional<Reader> reader;
-    bool read_before = false;  // the reader read an earlier value
     while (position != end) {
         sax.start_value();
-        read_before = reader && shared_reader;
+        const bool read_before = reader && shared_reader;  // the reader read an earlier value
         if (!read_before)
-            reader.emplace(nlohmann::detail::iterator_input_adapter<CountingIterator>(
-                               CountingIterator(position, &position), CountingIterator(end, &position)),
+            reader.emplace(Adapter(CountingIterator(position, &position), CountingIterator(end, &position)),
                            json::input_format_t::msgpack);
         if (reader->sax_parse(json::input_format_t::msgpack, &sax, /*strict=*/false)) continue;
         if (sax.error() && sax.library_error() && read_before) return false;
