@@ -20,7 +20,10 @@ from harness import judge, schemas
 from harness import ops as ops_mod
 
 FORMAT = 1
-KEEP = 2            # prepared plans kept per cache directory (the newest); each is as large as the corpus x 3
+# Prepared plans kept per cache directory: the newest, as long as they hold KEEP_BYTES together (each is about
+# three times the corpus: two or three of corpus 1.2.0). By size, not count: the tiny plans of test corpora that
+# share the directory do not push out the real one.
+KEEP_BYTES = 256 << 20
 SUFFIX = ".plan"
 _SOURCES = ["harness/ops.py", "harness/judge.py", "harness/plan_cache.py"]
 
@@ -85,8 +88,10 @@ def store(cache_dir, catalog, vectors, prepared):
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, directory / name)
-        old = sorted(directory.glob("*" + SUFFIX), key=lambda p: p.stat().st_mtime, reverse=True)[KEEP:]
-        for p in old:
-            p.unlink(missing_ok=True)
+        kept = 0
+        for p in sorted(directory.glob("*" + SUFFIX), key=lambda p: p.stat().st_mtime, reverse=True):
+            kept += p.stat().st_size
+            if kept > KEEP_BYTES and p.name != name:
+                p.unlink(missing_ok=True)
     except OSError:
         pass

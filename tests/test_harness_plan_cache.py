@@ -84,3 +84,21 @@ def test_a_warm_full_run_uses_the_plan_and_reports_the_same(tmp_path, loads):
     fresh = tmp_path / "fresh"
     assert run(tmp_path / "6", "--no-cache", "--cache-dir", str(fresh), corpus=corpus).code == 0
     assert not fresh.exists()
+
+
+def test_small_plans_do_not_push_out_a_large_one(tmp_path, monkeypatch):
+    catalog, vectors, plan = plans(tmp_path)
+    cache = tmp_path / "cache"
+    plan_cache.store(cache, catalog, vectors, plan_cache.texts(plan))
+    (large,) = cache.glob("*" + plan_cache.SUFFIX)
+    monkeypatch.setattr(plan_cache, "KEEP_BYTES", large.stat().st_size * 2)
+    for other in range(4):      # other corpora's plans, as the tests' fixture corpora write them
+        catalog.key = f"corpus {other}"
+        plan_cache.store(cache, catalog, vectors[:1], plan_cache.texts(plan[:1]))
+    assert large.exists() and len(list(cache.glob("*" + plan_cache.SUFFIX))) == 5
+    catalog.key = "a second large one"
+    plan_cache.store(cache, catalog, vectors, plan_cache.texts(plan))
+    catalog.key = "a third large one"
+    plan_cache.store(cache, catalog, vectors, plan_cache.texts(plan))
+    assert not large.exists(), "past KEEP_BYTES the oldest plans go"
+    assert (cache / plan_cache.key(catalog)).exists()
