@@ -242,6 +242,7 @@ export const toHex = (bytes) => Buffer.from(bytes.buffer, bytes.byteOffset, byte
 
 // Each Encoder writes one kind of scalar exactly (library-behaviour.md, "@msgpack/msgpack" row):
 const plain = new Encoder(); // nil, bool, safe integers (smallest form), str, bin, ext
+const NIL_BYTES = plain.encode(null); // the library's nil, once (the large vectors hold 10^5 of them)
 const wideInt = new Encoder({ useBigInt64: true }); // bigint -> always cf/d3 + 8 bytes: used only beyond 2^53
 const float64 = new Encoder({ forceIntegerToFloat: true }); // else 1.0 -> 01, -0.0 -> 00
 const float32 = new Encoder({ forceIntegerToFloat: true, forceFloat32: true });
@@ -290,7 +291,7 @@ class ByteSink {
 function encodeValue(v, out) {
   switch (v.type) {
     case "nil":
-      out.push(plain.encodeSharedRef(null));
+      out.push(NIL_BYTES);
       return;
     case "bool":
       out.push(plain.encodeSharedRef(v.value));
