@@ -3,6 +3,9 @@
 import shutil
 import subprocess
 
+import pytest
+
+from harness import corpus_cache
 from harness_fixtures.harness_helpers import CORPUS, PY, REPO, run
 
 
@@ -39,6 +42,18 @@ def test_a_cached_catalog_names_this_runs_files_not_those_of_the_run_that_valida
     assert warm.code == 0 and "validated before (cache" in warm.stderr
     assert sorted(f["path"] for f in warm.report["corpus"]["files"]) == sorted(str(p) for p in second.glob("*.json")
                                                                               if p.name != "manifest.json")
+
+
+def test_a_released_catalog_keeps_no_file_bytes(tmp_path):
+    """verify releases the catalog's files once the run's vectors are loaded (the bytes were its largest part)."""
+    corpus_cache.open_corpus(CORPUS, tmp_path / "cache")
+    catalog, how = corpus_cache.open_corpus(CORPUS, tmp_path / "cache")
+    assert how == "cached" and catalog.vectors(["basic.nil"])[0]["id"] == "basic.nil"
+    catalog.release_files()
+    assert catalog._loader is None
+    with pytest.raises(RuntimeError, match="after release_files"):
+        catalog.vectors(["basic.nil"])
+    assert catalog.scope("basic.nil")["family"] and "basic.nil" in catalog.ids     # what a run still asks
 
 
 def test_warm_case_rerun_with_the_python_runner_uses_the_cache(tmp_path):
