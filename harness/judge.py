@@ -148,18 +148,27 @@ def _exact_forms(op, sorted_too=False):
 def _forms(op, sorted_too):
     vector, forms = op.vector, []
     if op.name == "encode":
-        canonical = vector["canonical"].encode()
-        outcome = Outcome("pass", "wrote the canonical bytes", answer="hex", matched="canonical",
-                          output=vector["canonical"])
+        canonical, outcome = vector["canonical"].encode(), _pass_outcome(op)
         forms = [(b'{"id":', b',"hex":"' + canonical + b'"}', outcome),
                  (b'{"hex":"' + canonical + b'","id":', b"}", outcome)]
     elif op.name in ("reject", "reject-encode"):
-        forms = [(_compact_json(vector["error"]).encode(), _rejected_with(vector["error"]))]
+        forms = [(_compact_json(vector["error"]).encode(), _pass_outcome(op))]
     elif op.cmd == "decode" and sorted_too:     # kept even when it is the same text: two forms say it was made
         forms = _decode_forms(vector["values"]) + _sorted_forms(vector["values"])
     elif op.cmd == "decode":
         forms = _decode_forms(vector["values"])
     return forms
+
+
+def _pass_outcome(op):
+    """The pass Outcome that an exact answer line of op earns (each of its forms carries it)."""
+    vector = op.vector
+    if op.name == "encode":
+        return Outcome("pass", "wrote the canonical bytes", answer="hex", matched="canonical",
+                       output=vector["canonical"])
+    if op.name in ("reject", "reject-encode"):
+        return _rejected_with(vector["error"])
+    return VALUES_EQUAL
 
 
 _decode_forms_made = {}    # id(vector values) -> (the values, their forms): shared by a vector's decode ops
@@ -226,14 +235,7 @@ def exact_form_texts(op):
 
 def set_exact_forms(op, texts):
     """op's exact answer forms from exact_form_texts of an equal op, with the pass Outcomes _forms gives."""
-    vector = op.vector
-    if op.name == "encode":
-        outcome = Outcome("pass", "wrote the canonical bytes", answer="hex", matched="canonical",
-                          output=vector["canonical"])
-    elif op.name in ("reject", "reject-encode"):
-        outcome = _rejected_with(vector["error"])
-    else:
-        outcome = VALUES_EQUAL
+    vector, outcome = op.vector, _pass_outcome(op)
     forms = [text + (outcome,) for text in texts]
     if op.cmd == "decode" and op.name != "reject" and forms:     # shared by a vector's decode ops, as made
         forms = _once_per_values(_decode_forms_made, vector["values"], lambda values: forms)

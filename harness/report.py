@@ -67,8 +67,9 @@ class Encoded(list):
     """Values' JSON texts, made already: write_layered writes each, one per line. An item is the text, or a tuple of
     the pieces it is joined from (records(): most records share all their pieces with others)."""
 
-    def texts(self):
-        return [t if type(t) is str else "".join(t) for t in self]
+    def texts(self, start=0, stop=None):
+        """The texts of the items from start to stop, each joined from its pieces."""
+        return [t if type(t) is str else "".join(t) for t in self[start:stop]]
 
 
 def shared_pieces():
@@ -170,8 +171,7 @@ def write_layered(write, value, layers, indent=""):
         write("[\n" + inner)
         sep = ",\n" + inner
         for start in range(0, len(value), CHUNK):
-            write((sep if start else "") + sep.join([t if type(t) is str else "".join(t)
-                                                     for t in value[start:start + CHUNK]]))
+            write((sep if start else "") + sep.join(value.texts(start, start + CHUNK)))
         write("\n" + indent + "]")
         return
     if layers == 0 or not isinstance(value, (dict, list)) or not value:
