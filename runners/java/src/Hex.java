@@ -27,6 +27,14 @@ final class Hex {
         return new String(text, StandardCharsets.ISO_8859_1);
     }
 
+    /** The bytes' hex digits written as chars into out from index at (it has room for 2 * bytes.length). */
+    static void write(byte[] bytes, char[] out, int at) {
+        for (byte b : bytes) {
+            out[at++] = (char) DIGITS[(b >> 4) & 0xf];
+            out[at++] = (char) DIGITS[b & 0xf];
+        }
+    }
+
     /** Read from the text's Latin-1 bytes (one copy; a char beyond Latin-1 becomes '?', not a digit). */
     static byte[] parse(String text) {
         if (text.length() % 2 != 0) {

@@ -8,8 +8,6 @@ import java.util.Arrays;
  * response as a raw value: no String of a (possibly megabytes long) answer is built, inflated and copied again.
  */
 final class JsonText extends Writer {
-    private static final char[] DIGITS = "0123456789abcdef".toCharArray();
-
     private char[] buf = new char[1 << 16];
     private int length;
 
@@ -35,10 +33,8 @@ final class JsonText extends Writer {
     JsonText hexString(byte[] bytes) {
         ensure(2 * bytes.length + 2);
         buf[length++] = '"';
-        for (byte b : bytes) {
-            buf[length++] = DIGITS[(b >> 4) & 0xf];
-            buf[length++] = DIGITS[b & 0xf];
-        }
+        Hex.write(bytes, buf, length);
+        length += 2 * bytes.length;
         buf[length++] = '"';
         return this;
     }
