@@ -284,7 +284,7 @@ def _verify(args, stdout, stderr, early):
     log = journal.Journal(out / "verdicts.jsonl", catalog.version, [c.name for c in configs], len(plan), run)
     incomplete = None
     try:
-        shared = report.shared_pieces()
+        shared, shared_junit = report.shared_pieces(), junit.shared_pieces()
 
         def finish(config, result):
             # A runner's verdicts, report records and JUnit suite are made as soon as its session ends, while slower
@@ -293,7 +293,7 @@ def _verify(args, stdout, stderr, early):
             verdicts = results.build(config.name, plan, result.outcomes)
             expectations.mark(entries[config.name], verdicts, catalog.scope)
             result.records = report.records(verdicts, shared)
-            result.junit = junit.suite(config.name, verdicts)
+            result.junit = junit.suite(config.name, verdicts, shared_junit)
             result.verdicts = verdicts
             # They live until the reports are written: frozen like the plan, so that the full collections while
             # the other runners still run do not walk them again (4 full collections walked up to 230,000 such

@@ -29,7 +29,7 @@ class Journal:
         self._lock = threading.Lock()       # the file's: the flusher's writes and close()
         self._queued = collections.deque()  # pieces of lines, in order; each line's pieces added at once
         self._closed = threading.Event()
-        self._heads, self._ops, self._rests = {}, {}, {}
+        self._heads, self._ops, self._rests, self._passes = {}, {}, {}, {}
         self._write({"journal": FORMAT, "corpus_version": corpus_version, "runners": runners, "ops": ops,
                      **(run or {})})
         threading.Thread(target=self._flusher, daemon=True).start()
@@ -59,6 +59,12 @@ class Journal:
         head = self._heads.get(runner)
         if head is None:
             head = self._heads[runner] = '{"runner": ' + _ascii(runner)
+        # A pass outcome is one object for every runner's answer to an op (judge.py): the rest of its line is kept
+        # with it, per op (the outcome is held, so its id is not another's).
+        done = self._passes.get(op.key)
+        if done is not None and done[0] is outcome:
+            self._queued.extend((head, done[1]))
+            return
         where = self._ops.get(op.key)
         if where is None:
             where = self._ops[op.key] = ', "vector": ' + _ascii(op.vector_id) + ', "op": ' + _ascii(op.name)
@@ -69,6 +75,8 @@ class Journal:
             rest = rest[rest.index(', "outcome": '):] + "\n"
             if len(self._rests) < MAX_SHARED:
                 self._rests[key] = rest
+        if outcome.verdict == "pass":
+            self._passes[op.key] = (outcome, where + rest)
         self._queued.extend((head, where, rest))
 
     def close(self, end):

@@ -5,6 +5,8 @@ serialiser took over a second for them. The text is what ElementTree writes for 
 in order, `<a b="c" />` for an empty element, its escaping), which tests/test_harness_units.py checks.
 """
 
+import collections
+
 from harness import atomic
 from harness.results import FAILING, FAULTS
 
@@ -31,33 +33,48 @@ def write(path, runs):
     atomic.write(path, to)
 
 
-def suite(name, verdicts):
-    """A runner's testsuite element, as text pieces for write()."""
+def suite(name, verdicts, shared=None):
+    """A runner's testsuite element, as text pieces for write(). shared: what shared_pieces() gave, for the texts
+    that every runner's suite has."""
     pieces = []
-    _suite(pieces.append, name, verdicts)
+    _suite(pieces.append, name, verdicts, shared)
     return pieces
 
 
-def _suite(write, name, verdicts):
-    failures = errors = skipped = 0
-    for v in verdicts:
-        failures += v.verdict in ("fail", "xpass", "skip")
-        errors += v.verdict in FAULTS
-        skipped += v.verdict in ("xfail", "unclaimed")
+def shared_pieces():
+    """({vector id: (its family, its escaped text)}, {op name: its escaped text}): the same in every runner's suite,
+    made once per run (dicts: threads may use them at once)."""
+    return {}, {}
+
+
+def _suite(write, name, verdicts, shared=None):
+    count = collections.Counter(v.verdict for v in verdicts)
+    failures = count["fail"] + count["xpass"] + count["skip"]
+    errors = sum(count[k] for k in FAULTS)
+    skipped = count["xfail"] + count["unclaimed"]
     head = (f'<testsuite name="{_attr(name)}" tests="{len(verdicts)}" failures="{failures}" errors="{errors}" '
             f'skipped="{skipped}"')
     if not verdicts:
         write(head + " />")
         return
     write(head + ">")
-    classes = {}
+    vectors, ops = shared or shared_pieces()
+    starts = {}     # family -> its testcases' text up to the name
     lines = []
     for v in verdicts:
-        family = v.vector.split(".")[0]
-        classname = classes.get(family)
-        if classname is None:
-            classname = classes[family] = _attr(f"{name}.{family}")
-        case = f'<testcase classname="{classname}" name="{_attr(f"{v.vector} {v.op}")}"'
+        vector = vectors.get(v.vector)
+        if vector is None:
+            vector = vectors[v.vector] = (v.vector.split(".")[0], _attr(v.vector) + " ")
+        op = ops.get(v.op)
+        if op is None:
+            op = ops[v.op] = _attr(v.op) + '"'
+        start = starts.get(vector[0])
+        if start is None:
+            start = starts[vector[0]] = f'<testcase classname="{_attr(f"{name}.{vector[0]}")}" name="'
+        case = start + vector[1] + op
+        if v.verdict == "pass":
+            lines.append(case + " />")
+            continue
         if v.verdict in FAILING:
             # Transport faults are errors (the runner broke); wrong answers and skips are failures.
             tag = "error" if v.verdict in FAULTS else "failure"

@@ -127,13 +127,15 @@ class Session:
             # The window's free places filled in one write. Once WINDOW_BYTES of requests are unanswered (a run of
             # multi-megabyte vectors) no more are sent, so memory stays bounded as with a small window; an empty
             # window always takes one request.
-            lines, now = [], time.monotonic()
+            lines, now, rid = [], time.monotonic(), self.next_id
             while pending and len(inflight) < self.window and (not inflight or inflight_bytes < WINDOW_BYTES):
                 op = pending.popleft()
-                rid, self.next_id = self.next_id, self.next_id + 1
-                lines.append(op.request_line(rid))
-                inflight.append((rid, op, now, len(lines[-1])))
-                inflight_bytes += len(lines[-1])
+                line = op.request_line(rid)
+                lines.append(line)
+                inflight.append((rid, op, now, len(line)))
+                inflight_bytes += len(line)
+                rid += 1
+            self.next_id = rid
             if lines:
                 self.proc.send(b"".join(lines))
             rid, op, sent, size = inflight[0]
@@ -147,11 +149,13 @@ class Session:
                 # Lines read with it that are exactly the answers expected next pass here, without a call per line
                 # (the usual case: a read brings dozens). Up to half a window, then the window is filled again.
                 ready, outcomes, on_outcome = getattr(self.proc, "ready", None), result.outcomes, self.on_outcome
-                for _ in range(self.window // 2):
-                    if not (ready and inflight and type(ready[0]) is bytes):
+                name = self.config.name
+                for _ in range(min(self.window // 2, len(ready) if ready else 0, len(inflight))):
+                    line = ready[0]
+                    if type(line) is not bytes:
                         break
                     rid, op, _, size = inflight[0]
-                    outcome = exact_pass(op, rid, ready[0])
+                    outcome = exact_pass(op, rid, line)
                     if outcome is None:
                         break
                     ready.popleft()
@@ -159,7 +163,7 @@ class Session:
                     inflight_bytes -= size
                     outcomes[op.key] = outcome      # a pass: as _record() does, with nothing to clean
                     if on_outcome:
-                        on_outcome(self.config.name, op, outcome)
+                        on_outcome(name, op, outcome)
                 last_answer = time.monotonic()
                 continue
             if STOP.is_set():       # the fault is the interrupt killing the runner: not the runner's
