@@ -1,5 +1,6 @@
 import sys
 
-from harness.cli import main
+from harness import cli
 
-sys.exit(main(sys.argv[1:]))
+cli.EXIT_WHEN_DONE = True
+sys.exit(cli.main(sys.argv[1:]))

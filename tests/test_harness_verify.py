@@ -273,6 +273,23 @@ def test_command_line_entry_point(tmp_path):
     assert p.stdout.splitlines()[-1] == "4 passed, 0 failed"
 
 
+def test_command_line_exit_leaves_the_reports_and_output_whole(tmp_path):
+    """`python3 -m harness` ends the process without returning (cli._done): a failing run still exits 1 with every
+    output line, the reports written and the journal closed."""
+    import subprocess
+    out = tmp_path / "out"
+    p = subprocess.run(["/usr/bin/python3", "-m", "harness", "verify", "--runners", "oracle", "--corpus",
+                        str(CORPUS), "--out", str(out), "--command", oracle_command("--break", "basic.nil:encode:0"),
+                        "-k", "basic.*"], cwd=REPO, capture_output=True, text=True, timeout=60)
+    assert p.returncode == 1, p.stderr
+    assert p.stdout.splitlines()[-1].endswith(" passed, 1 failed") and "FAIL oracle basic.nil encode" in p.stdout
+    assert p.stderr.splitlines()[-1].startswith("reports: ")
+    report = json.loads((out / "report.json").read_text())
+    assert report["totals"]["failed"] == 1 and "incomplete" not in report
+    assert ET.parse(out / "junit.xml").getroot().find("testsuite").get("failures") == "1"
+    assert json.loads((out / "verdicts.jsonl").read_text().splitlines()[-1]) == {"end": "complete"}
+
+
 def test_deeply_nested_values_go_through(tmp_path):
     depth = 600
     value = {"type": "nil"}
