@@ -597,7 +597,7 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
         foreach (byte[] item in parts.Skip(2))
         {
             Check(item.Length > 0, "invalid.tuple-length", "a NULL collection item");
-            output.Add(DecodeElement(t!, item, era));
+            output.Add((JsonNode)DecodeElement(t!, item, era));
         }
     }
 
@@ -626,13 +626,14 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
 
     public JsonArray Decode(string format, byte[] data, string era, string[] columns)
     {
+        // Items go in as JsonNode: JsonArray.Add<T>(T) would look T up by reflection (not in the native build).
         var output = new JsonArray();
         if (format == "binary-tuple")
         {
             (byte[][] parts, HashSet<long> nulls) = ReadTuple(data, columns.Length, era);
             for (int i = 0; i < columns.Length; i++)
             {
-                output.Add(DecodeColumn(columns[i], parts[i], era, nulls.Contains(i)));
+                output.Add((JsonNode)DecodeColumn(columns[i], parts[i], era, nulls.Contains(i)));
             }
             return output;
         }
@@ -642,7 +643,7 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
         {
             case "object":
                 Check(outer.GetArrayLength() == 1, "invalid.tuple-type", $"an object is one MessagePack value, not {outer.GetArrayLength()}");
-                output.Add(TypeOf(outer[0]) == "nil" ? Codec.Typed("NULL") : ReadTriple(ReadTuple(BinOf(outer[0], "object"), 3, era).Parts, 0));
+                output.Add((JsonNode)(TypeOf(outer[0]) == "nil" ? Codec.Typed("NULL") : ReadTriple(ReadTuple(BinOf(outer[0], "object"), 3, era).Parts, 0)));
                 return output;
             case "object-array":
                 Check(outer.GetArrayLength() > 0 && TypeOf(outer[0]) == "int", "invalid.tuple-type", "an object array starts with its count");
@@ -658,7 +659,7 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
                 byte[][] triples = ReadTuple(BinOf(outer[1], "object array"), elements, era).Parts;
                 for (long i = 0; i < elements; i += 3)
                 {
-                    output.Add(ReadTriple(triples, i));
+                    output.Add((JsonNode)ReadTriple(triples, i));
                 }
                 return output;
             case "table-row":
@@ -667,7 +668,7 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
                 HashSet<long> noValue = [.. outer[0].GetProperty("bits").EnumerateArray().Select(bit => bit.GetInt64())];
                 for (int i = 0; i < columns.Length; i++)
                 {
-                    output.Add(noValue.Contains(i) ? Codec.Typed("NO_VALUE") : DecodeColumn(columns[i], row[i], era));
+                    output.Add((JsonNode)(noValue.Contains(i) ? Codec.Typed("NO_VALUE") : DecodeColumn(columns[i], row[i], era)));
                 }
                 return output;
             case "collection" or "compute-arg":
@@ -677,7 +678,7 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
                     Check(outer.GetArrayLength() == 1, "invalid.tuple-type", $"{format}: nil followed by more values");
                     if (format == "compute-arg")
                     {
-                        output.Add(Codec.Typed("NULL"));
+                        output.Add((JsonNode)Codec.Typed("NULL"));
                     }
                     return output;
                 }
@@ -689,7 +690,7 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
                 }
                 else
                 {
-                    output.Add(ReadComputeArg(first, outer, era));
+                    output.Add((JsonNode)ReadComputeArg(first, outer, era));
                 }
                 return output;
             default:

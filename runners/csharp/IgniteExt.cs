@@ -129,7 +129,7 @@ sealed class IgniteExt
                     {
                         if ((p[k] >> j & 1) != 0)
                         {
-                            bits.Add(8L * k + j);
+                            bits.Add((JsonNode)(8L * k + j));   // JsonValue.Create(long), not Add<T>'s reflection
                         }
                     }
                 }
