@@ -216,42 +216,44 @@ def unpack_whole(data, era):
     u = msgpack.Unpacker(raw=False, strict_map_key=False, object_pairs_hook=tuple, ext_hook=Ext, max_buffer_size=n,
                          max_str_len=n, max_bin_len=n, max_ext_len=n, max_array_len=n, max_map_len=n)
     u.feed(data)
-    codes = ignite_ext.CODES[era]
-
-    def typed(v, depth):
-        t = type(v)
-        if v is None:
-            return NIL
-        if t is int:
-            return {"type": "int", "value": str(v)}
-        if t is str:
-            return {"type": "str", "value": v}
-        if t is list or t is tuple:
-            if depth >= MAX_DEPTH:
-                raise Reread
-            depth += 1
-            if t is list:   # the common scalars inline: the large containers have 65,536 elements
-                return {"type": "array", "items": [
-                    NIL if x is None else {"type": "int", "value": str(x)} if type(x) is int else typed(x, depth)
-                    for x in v]}
-            return {"type": "map", "entries": [[typed(k, depth), NIL if x is None else typed(x, depth)] for k, x in v]}
-        if t is bool:
-            return TRUE if v else FALSE
-        if t is bytes:
-            return {"type": "bin", "hex": v.hex()}
-        if t is Ext:
-            if v.code in codes:
-                return ignite_ext.decode(era, v.code, v.data)
-            return {"type": "ext", "code": v.code, "hex": v.data.hex()}
-        raise Reread   # float, Timestamp
-
     out = []
     try:
         while u.tell() < len(data):
-            out.append(typed(u.unpack(), 0))
+            out.append(typed(u.unpack(), 0, era))
     except (Reread, ValueError, msgpack.UnpackException, WireError, NotImplementedError):  # Decoder says it again
         raise Reread from None
     return out
+
+
+def typed(v, depth, era):
+    """The typed value of what the library unpacked (see unpack_whole). A function of its own, not a closure in
+    unpack_whole: a closure that calls itself is a reference cycle, which only the cycle collector frees."""
+    t = type(v)
+    if v is None:
+        return NIL
+    if t is int:
+        return {"type": "int", "value": str(v)}
+    if t is str:
+        return {"type": "str", "value": v}
+    if t is list or t is tuple:
+        if depth >= MAX_DEPTH:
+            raise Reread
+        depth += 1
+        if t is list:   # the common scalars inline: the large containers have 65,536 elements
+            return {"type": "array", "items": [
+                NIL if x is None else {"type": "int", "value": str(x)} if type(x) is int else typed(x, depth, era)
+                for x in v]}
+        return {"type": "map", "entries": [[typed(k, depth, era), NIL if x is None else typed(x, depth, era)]
+                                           for k, x in v]}
+    if t is bool:
+        return TRUE if v else FALSE
+    if t is bytes:
+        return {"type": "bin", "hex": v.hex()}
+    if t is Ext:
+        if v.code in ignite_ext.CODES[era]:
+            return ignite_ext.decode(era, v.code, v.data)
+        return {"type": "ext", "code": v.code, "hex": v.data.hex()}
+    raise Reread   # float, Timestamp
 
 
 # Below this many bytes the input is read value by value at once: there the whole-value path saves nothing, and
