@@ -52,11 +52,13 @@ def read_tuple(data, n, era):
     check(base <= len(data), "malformed.truncated", f"header and offset table need {base} bytes, {len(data)} given")
     nulls = {i for i in range(n) if data[1 + i // 8] >> (i % 8) & 1} if nullmap else set()
     parts, start = [], 0
-    for i in range(n):
+    for i in range(n):   # tests, not check(): a message is formatted only for the element that fails
         at = 1 + nullmap + i * size
         end = int.from_bytes(data[at:at + size], "little")
-        check(end >= start, "malformed.tuple-offsets", f"element {i} ends at {end}, before its start {start}")
-        check(base + end <= len(data), "malformed.tuple-offsets", f"element {i} ends at {base + end}, past the input ({len(data)})")
+        if end < start:
+            raise WireError("malformed.tuple-offsets", f"element {i} ends at {end}, before its start {start}")
+        if base + end > len(data):
+            raise WireError("malformed.tuple-offsets", f"element {i} ends at {base + end}, past the input ({len(data)})")
         parts.append(data[base + start:base + end])
         start = end
     # Strict: the input is exactly one tuple (spec BT-TRAILING leaves this to the implementation).
@@ -84,7 +86,8 @@ def write_tuple(parts, nulls=None):
 # ---------------------------------------------------------------- elements: decode
 
 def need(t, b, ok):
-    check(ok, "invalid.tuple-length", f"{t} element of {len(b)} bytes")
+    if not ok:   # the message is formatted only on failure: this runs once per element
+        raise WireError("invalid.tuple-length", f"{t} element of {len(b)} bytes")
 
 
 def decode_time(b):

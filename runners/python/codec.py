@@ -1,6 +1,7 @@
 """Typed values (schema/value.schema.json) <-> MessagePack bytes through msgpack-python.
 
 The library writes and reads everything it can express exactly; the few raw-byte paths say why."""
+import itertools
 import struct
 
 import msgpack
@@ -40,46 +41,45 @@ def new_packer():
 
 
 def encode(values):
-    packer, out = new_packer(), bytearray()
-    for v in values:
-        encode_value(packer, v, out)
+    out = bytearray()
+    encode_values(new_packer(), values, out)
     return bytes(out)
 
 
-def encode_value(p, v, out):
-    t = v["type"]
-    if t == "nil":
-        out += p.pack(None)
-    elif t == "bool":
-        out += p.pack(v["value"])
-    elif t == "int":
-        try:
-            out += p.pack(int(v["value"]))  # the library picks the canonical width and family
-        except OverflowError as e:
-            raise WireError("unrepresentable", f"{v['value']}: {e}") from None
-    elif t == "float32":
-        # Raw: the library writes float32 only for a whole call (use_single_float) and goes through a double,
-        # which quiets signalling NaNs; ca + the given bits is exact.
-        out += b"\xca" + bytes.fromhex(v["bits"])
-    elif t == "float64":
-        out += p.pack(struct.unpack(">d", bytes.fromhex(v["bits"]))[0])  # bits survive (NaN payloads too)
-    elif t == "str":
-        out += p.pack(v["value"])
-    elif t == "bin":
-        out += p.pack(bytes.fromhex(v["hex"]))
-    elif t == "array":
-        out += p.pack_array_header(len(v["items"]))
-        for item in v["items"]:
-            encode_value(p, item, out)
-    elif t == "map":
-        out += p.pack_map_header(len(v["entries"]))
-        for key, val in v["entries"]:
-            encode_value(p, key, out)
-            encode_value(p, val, out)
-    elif t == "ext":
-        encode_ext(p, v["code"], bytes.fromhex(v["hex"]), out)
-    else:  # an Ignite type (value.schema.json); ignite_ext refuses what its era does not assign
-        encode_ext(p, *ignite_ext.encode(v), out)
+def encode_values(p, values, out):
+    """Appends each typed value to out. A loop over the values, not a call per value: the large containers have
+    65,536 elements, mostly nil (the first test). Containers recurse, one call per nesting level."""
+    for v in values:
+        t = v["type"]
+        if t == "nil":
+            out += p.pack(None)
+        elif t == "int":
+            try:
+                out += p.pack(int(v["value"]))  # the library picks the canonical width and family
+            except OverflowError as e:
+                raise WireError("unrepresentable", f"{v['value']}: {e}") from None
+        elif t == "bool":
+            out += p.pack(v["value"])
+        elif t == "float32":
+            # Raw: the library writes float32 only for a whole call (use_single_float) and goes through a double,
+            # which quiets signalling NaNs; ca + the given bits is exact.
+            out += b"\xca" + bytes.fromhex(v["bits"])
+        elif t == "float64":
+            out += p.pack(struct.unpack(">d", bytes.fromhex(v["bits"]))[0])  # bits survive (NaN payloads too)
+        elif t == "str":
+            out += p.pack(v["value"])
+        elif t == "bin":
+            out += p.pack(bytes.fromhex(v["hex"]))
+        elif t == "array":
+            out += p.pack_array_header(len(v["items"]))
+            encode_values(p, v["items"], out)
+        elif t == "map":
+            out += p.pack_map_header(len(v["entries"]))
+            encode_values(p, itertools.chain.from_iterable(v["entries"]), out)   # key, value, key, value, ...
+        elif t == "ext":
+            encode_ext(p, v["code"], bytes.fromhex(v["hex"]), out)
+        else:  # an Ignite type (value.schema.json); ignite_ext refuses what its era does not assign
+            encode_ext(p, *ignite_ext.encode(v), out)
 
 
 def encode_ext(p, code, payload, out):
@@ -143,10 +143,10 @@ class Decoder:
                 raise WireError("limit.depth", f"nesting deeper than {MAX_DEPTH}")
             if kind == "array":
                 n = self.u.read_array_header()
-                self.need(n, f"array of {n}")  # each element takes >= 1 byte: check before iterating
+                self.need(n, "array of %d", n)  # each element takes >= 1 byte: check before iterating
                 return {"type": "array", "items": [self.value(depth + 1) for _ in range(n)]}
             n = self.u.read_map_header()
-            self.need(2 * n, f"map of {n}")  # each entry takes >= 2 bytes
+            self.need(2 * n, "map of %d", n)  # each entry takes >= 2 bytes
             return {"type": "map", "entries": [[self.value(depth + 1), self.value(depth + 1)] for _ in range(n)]}
         if kind == "str":
             try:  # raw=True: the library gives the bytes
@@ -167,10 +167,11 @@ class Decoder:
             return {"type": "float64", "bits": struct.pack(">d", v).hex()}
         return {"type": "bin", "hex": v.hex()}
 
-    def need(self, n, what):
+    def need(self, n, what, *args):
+        """At least n bytes left, or WireError about what % args."""
         left = len(self.data) - self.u.tell()
         if n > left:    # the message is built only on failure: this runs once per value
-            raise WireError("malformed.truncated", f"{what} needs at least {n} more bytes, {left} left")
+            raise WireError("malformed.truncated", f"{what % args} needs at least {n} more bytes, {left} left")
 
     def read_ext(self, fmt):
         # Own header parse: msgpack-python rejects ext codes < -1 and turns -1 into a Timestamp.
@@ -179,7 +180,7 @@ class Decoder:
         self.need(head_len, "ext header")
         if size is None:
             size = int.from_bytes(self.data[pos + 1:pos + 1 + width], "big")
-        self.need(head_len + size, f"ext payload of {size}")
+        self.need(head_len + size, "ext payload of %d", size)
         raw = self.u.read_bytes(head_len + size)  # advances the library's cursor past the ext
         code = struct.unpack(">b", raw[head_len - 1:head_len])[0]
         payload = raw[head_len:]

@@ -129,10 +129,12 @@ def decode(era, code, payload):
     """The typed value for an ext the era assigns (caller checked), or WireError."""
     lay_id = CODES[era][code]
     lay = LAYOUTS[lay_id]
+    # tests, not check(): the message is formatted only on failure (this runs once per Ignite value)
     if lay["payload"] == "fixed":
-        check(len(payload) == lay["length"], "invalid.ext-length", f"{lay_id} needs {lay['length']} bytes, got {len(payload)}")
-    else:
-        check(len(payload) >= lay["min_length"], "invalid.ext-length", f"{lay_id} needs >= {lay['min_length']} bytes, got {len(payload)}")
+        if len(payload) != lay["length"]:
+            raise WireError("invalid.ext-length", f"{lay_id} needs {lay['length']} bytes, got {len(payload)}")
+    elif len(payload) < lay["min_length"]:
+        raise WireError("invalid.ext-length", f"{lay_id} needs >= {lay['min_length']} bytes, got {len(payload)}")
     if lay_id not in DECODERS:
         raise NotImplementedError(f"layout {lay_id} not implemented")
     return {"type": lay["value_type"], "era": era, **DECODERS[lay_id](payload)}
