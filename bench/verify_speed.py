@@ -66,7 +66,7 @@ def floor_commands(corpus):
             "js": ["node", "bench/floor/read_corpus.mjs", corpus],
             "go": ["bench/build/read_corpus_go", corpus],
             "rust": ["bench/build/rust/release/read_corpus", corpus],
-            "csharp": ["dotnet", "bench/build/csharp-floor/ReadCorpus.dll", corpus]}
+            "csharp": ["bench/build/csharp-floor/ReadCorpus", corpus]}
 
 
 def build_prerequisites(runners):
