@@ -270,10 +270,10 @@ final class BinaryTuple {
                 return v.put("value", Long.toString(intElement(t, b)));
             case "FLOAT":
                 need(t, b, b.length == 4);
-                return v.put("bits", String.format("%08x", (int) unsigned(b, 0, 4)));
+                return v.put("bits", Codec.hex(unsigned(b, 0, 4), 8));
             case "DOUBLE":
                 need(t, b, b.length == 4 || b.length == 8);
-                return v.put("bits", String.format("%016x", b.length == 8 ? unsigned(b, 0, 8) : widen((int) unsigned(b, 0, 4))));
+                return v.put("bits", Codec.hex(b.length == 8 ? unsigned(b, 0, 8) : widen((int) unsigned(b, 0, 4)), 16));
             case "DECIMAL":
                 need(t, b, b.length >= 3);
                 return v.put("unscaled", new BigInteger(Arrays.copyOfRange(b, 2, b.length)).toString())
@@ -565,7 +565,8 @@ final class BinaryTuple {
                 BigInteger[] qr = small ? unscaled.divideAndRemainder(BigInteger.TEN.pow((int) -diff))
                         : new BigInteger[] {BigInteger.ZERO, unscaled};
                 if (qr[1].signum() != 0) {
-                    throw new WireError("invalid.tuple-value", "(" + unscaled + ", " + v.get("scale")
+                    // asText, not the node's toString (which builds a JsonMapper and its serializers at first use).
+                    throw new WireError("invalid.tuple-value", "(" + unscaled + ", " + v.get("scale").asText()
                             + ") does not rescale exactly to scale " + want);
                 }
                 unscaled = qr[0];

@@ -36,6 +36,7 @@ final class Codec {
 
     private final IgniteExt ignite;
     private final JsonText text = new JsonText(); // decode's, reused
+    private final MessageBufferPacker packer = MessagePack.newDefaultBufferPacker(); // encode's, reused
 
     Codec(IgniteExt ignite) {
         this.ignite = ignite;
@@ -245,7 +246,7 @@ final class Codec {
     }
 
     /** The low {@code digits} hex digits of bits, zero-padded (String.format parses its pattern on every call). */
-    private static String hex(long bits, int digits) {
+    static String hex(long bits, int digits) {
         char[] text = new char[digits];
         for (int i = digits - 1; i >= 0; i--, bits >>>= 4) {
             text[i] = Character.forDigit((int) (bits & 0xf), 16);
@@ -255,15 +256,16 @@ final class Codec {
 
     // ---------------------------------------------------------------- encode
 
-    /** The values written one after another. */
+    /**
+     * The values written one after another, by one packer for every encode: a new packer would allocate its
+     * 8 KiB buffer each time; this one's unused rest serves the next encode.
+     */
     byte[] encode(JsonNode values) throws WireError, IOException {
-        try (MessageBufferPacker out = MessagePack.newDefaultBufferPacker()) {
-            for (JsonNode value : values) {
-                write(out, value);
-            }
-            out.flush();
-            return out.toByteArray();
+        packer.clear(); // also drops what a refused value left behind
+        for (JsonNode value : values) {
+            write(packer, value);
         }
+        return packer.toByteArray();
     }
 
     private void write(MessageBufferPacker out, JsonNode value) throws WireError, IOException {
