@@ -51,34 +51,42 @@ public final class Runner {
                 new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16), StandardCharsets.UTF_8));
         out.setRootValueSeparator(null); // answers are separated by the '\n' written after each
         JsonText answer = new JsonText();
-        while (in.next()) {
-            byte[] line = in.buffer();
-            int start = in.lineStart();
-            int length = in.lineLength();
-            if (isBlank(line, start, length)) {
-                continue;
-            }
-            JsonNode request;
-            try {
-                request = JSON.readTree(line, start, length);
-            } catch (JsonProcessingException e) {
-                System.err.println("unreadable request: " + e);
-                JSON.writeTree(out, unreadable(new String(line, start, length, StandardCharsets.UTF_8), e));
-                endAnswer(out, in);
-                continue;
-            }
-            String cmd = request.path("cmd").asText();
-            if (cmd.equals("stop")) {
-                break;
-            }
-            if (cmd.equals("start")) {
-                JSON.writeTree(out, start(ignite));
-            } else {
-                serve(out, answer, codec, tuples, ignite, request);
-            }
-            endAnswer(out, in);
+        // The loop's body is a method of its own: the JIT compiles a method after a few hundred calls, while this
+        // frame, entered once, would stay interpreted (a loop is compiled in place only after 60,000 rounds).
+        while (in.next() && respond(in, out, answer, codec, tuples, ignite)) {
         }
         out.flush();
+    }
+
+    /** Answers the line in.next() has moved to, if it is not blank; false if it is 'stop'. */
+    private static boolean respond(StdinLines in, JsonGenerator out, JsonText answer, Codec codec, BinaryTuple tuples,
+            IgniteExt ignite) throws IOException {
+        byte[] line = in.buffer();
+        int start = in.lineStart();
+        int length = in.lineLength();
+        if (isBlank(line, start, length)) {
+            return true;
+        }
+        JsonNode request;
+        try {
+            request = JSON.readTree(line, start, length);
+        } catch (JsonProcessingException e) {
+            System.err.println("unreadable request: " + e);
+            JSON.writeTree(out, unreadable(new String(line, start, length, StandardCharsets.UTF_8), e));
+            endAnswer(out, in);
+            return true;
+        }
+        String cmd = request.path("cmd").asText();
+        if (cmd.equals("stop")) {
+            return false;
+        }
+        if (cmd.equals("start")) {
+            JSON.writeTree(out, start(ignite));
+        } else {
+            serve(out, answer, codec, tuples, ignite, request);
+        }
+        endAnswer(out, in);
+        return true;
     }
 
     /** Ends an answer line; flushed only when the next request is not already buffered (a read could block). */
