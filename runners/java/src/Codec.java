@@ -1,6 +1,5 @@
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -32,8 +31,6 @@ final class Codec {
     private static final BigInteger INT64_MIN = BigInteger.valueOf(Long.MIN_VALUE);
     private static final BigInteger UINT64_MAX = BigInteger.ONE.shiftLeft(64).subtract(BigInteger.ONE);
 
-    private static final ObjectMapper MAPPER = new ObjectMapper();
-
     private final IgniteExt ignite;
     private final JsonText text = new JsonText(); // decode's, reused
     private final MessageBufferPacker packer = MessagePack.newDefaultBufferPacker(); // encode's, reused
@@ -49,7 +46,7 @@ final class Codec {
      * typed values: by a JsonGenerator as the input is read (no node per value).
      */
     void decodeText(byte[] input, String era, JsonText text) throws WireError, IOException {
-        try (JsonGenerator out = MAPPER.getFactory().createGenerator(text);
+        try (JsonGenerator out = Trees.FACTORY.createGenerator(text);
                 MessageUnpacker in = MessagePack.newDefaultUnpacker(input)) {
             Reader reader = new Reader(in, input.length, era, out);
             out.writeStartArray();
@@ -68,7 +65,7 @@ final class Codec {
     /** The same values as nodes (the Binary Tuple formats read the few values around a tuple). */
     ArrayNode decode(byte[] input, String era) throws WireError, IOException {
         decodeText(input, era, text.reset());
-        return (ArrayNode) MAPPER.readTree(MAPPER.getFactory().createParser(text.chars(), 0, text.length()));
+        return (ArrayNode) Trees.read(Trees.FACTORY.createParser(text.chars(), 0, text.length()));
     }
 
     /** One decode pass: the unpacker plus what the bounds checks need. */
@@ -215,7 +212,7 @@ final class Codec {
             byte[] data = payload(header.getLength(), "ext length");
             JsonNode typedExt = ignite.decode(era, header.getType(), data);
             if (typedExt != null) {
-                out.writeTree(typedExt);
+                Trees.write(out, typedExt);
                 return;
             }
             typed("ext");

@@ -2,9 +2,8 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import java.io.BufferedOutputStream;
@@ -26,8 +25,7 @@ import java.util.regex.Pattern;
  * line. Argument: the path of schema/registry.json (default relative to runners/java/).
  */
 public final class Runner {
-    // writeTree would flush the generator (and so stdout) after every answer: endAnswer flushes when it should.
-    private static final ObjectMapper JSON = new ObjectMapper().disable(SerializationFeature.FLUSH_AFTER_WRITE_VALUE);
+    private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
     private static final Pattern REQUEST_ID = Pattern.compile("\"id\"\\s*:\\s*(\\d+)");
 
     private Runner() {
@@ -36,18 +34,18 @@ public final class Runner {
     public static void main(String[] args) throws IOException {
         // Debian's jackson-core 2.14.1-2 (CVE-2025-52999 backport) caps JSON nesting at 1000 and strings at 20M
         // chars, and its parsers take only the global defaults. A 512-deep value is ~1030 JSON levels and a big bin
-        // is a long hex string; requests come from the harness, so the caps are raised (databind builds trees
+        // is a long hex string; requests come from the harness, so the caps are raised (Trees builds trees
         // without recursion, and 10,000-deep values still encode with -Xss16m).
         StreamReadConstraints.overrideDefaultStreamReadConstraints(StreamReadConstraints.builder()
                 .maxNestingDepth(20_100).maxStringLength(Integer.MAX_VALUE).build());
         File registryFile = new File(args.length > 0 ? args[0] : "../../schema/registry.json");
-        IgniteExt ignite = new IgniteExt(JSON.readTree(registryFile));
+        IgniteExt ignite = new IgniteExt(Trees.read(Trees.FACTORY.createParser(registryFile)));
         Codec codec = new Codec(ignite);
         BinaryTuple tuples = new BinaryTuple(codec);
         StdinLines in = new StdinLines(new FileInputStream(FileDescriptor.in));
         // One generator for every answer, writing chars through a UTF-8 writer (Jackson's byte generator would
         // escape characters beyond the BMP as surrogate pairs); no String of each answer is built and copied.
-        JsonGenerator out = JSON.getFactory().createGenerator(new OutputStreamWriter(
+        JsonGenerator out = Trees.FACTORY.createGenerator(new OutputStreamWriter(
                 new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16), StandardCharsets.UTF_8));
         out.setRootValueSeparator(null); // answers are separated by the '\n' written after each
         JsonText answer = new JsonText();
@@ -69,10 +67,10 @@ public final class Runner {
         }
         JsonNode request;
         try {
-            request = JSON.readTree(line, start, length);
+            request = Trees.read(Trees.FACTORY.createParser(line, start, length));
         } catch (JsonProcessingException e) {
             System.err.println("unreadable request: " + e);
-            JSON.writeTree(out, unreadable(new String(line, start, length, StandardCharsets.UTF_8), e));
+            Trees.write(out, unreadable(new String(line, start, length, StandardCharsets.UTF_8), e));
             endAnswer(out, in);
             return true;
         }
@@ -81,7 +79,7 @@ public final class Runner {
             return false;
         }
         if (cmd.equals("start")) {
-            JSON.writeTree(out, start(ignite));
+            Trees.write(out, start(ignite));
         } else {
             serve(out, answer, codec, tuples, ignite, request);
         }
@@ -110,12 +108,12 @@ public final class Runner {
     /** The answer to a line Jackson cannot read: 'skipped', with the id found by a plain text match. */
     private static ObjectNode unreadable(String line, JsonProcessingException e) {
         Matcher id = REQUEST_ID.matcher(line);
-        return JSON.createObjectNode().put("id", id.find() ? Long.parseLong(id.group(1)) : 0)
+        return JSON.objectNode().put("id", id.find() ? Long.parseLong(id.group(1)) : 0)
                 .put("skipped", "runner cannot read the request: " + e.getOriginalMessage());
     }
 
     private static ObjectNode start(IgniteExt ignite) throws IOException {
-        ObjectNode response = JSON.createObjectNode().put("protocol", 1).put("name", "java")
+        ObjectNode response = JSON.objectNode().put("protocol", 1).put("name", "java")
                 .put("language", "Java " + System.getProperty("java.version"))
                 .put("library", "msgpack-java (org.msgpack:msgpack-core)")
                 .put("library_version", libraryVersion());
@@ -174,7 +172,7 @@ public final class Runner {
             }
         } catch (WireError e) {
             field = "error";
-            node = JSON.createObjectNode().put("class", e.errorClass).put("message", e.getMessage());
+            node = JSON.objectNode().put("class", e.errorClass).put("message", e.getMessage());
         } catch (Exception | StackOverflowError | OutOfMemoryError e) {
             // Not a verdict on the input: a bad request or a runner/library failure. The harness decides.
             System.err.println("request " + id + ": " + e);
@@ -189,7 +187,7 @@ public final class Runner {
         out.writeNumberField("id", id);
         out.writeFieldName(field);
         if (node != null) {
-            JSON.writeTree(out, node);
+            Trees.write(out, node);
         } else {
             answer.writeTo(out);
         }
