@@ -57,16 +57,21 @@ JAVA_FLOOR_CP = "bench/build/java-floor:/usr/share/java/jackson-databind.jar:/us
 
 
 def floor_commands(corpus):
-    """Per runner: its runtime's bare start-up plus one parse of the corpus (the JVM gets the runner's own flags)."""
-    java = json.loads((ROOT / "runners/java/runner.json").read_text())["command"]
-    jvm_flags = java[1:java.index("-cp")]
-    return {"python": [PY, "bench/floor/read_corpus.py", corpus],
-            "java": ["java", *jvm_flags, "-cp", JAVA_FLOOR_CP, "ReadCorpus", corpus],
+    """Per runner: its runtime's bare start-up plus one parse of the corpus, the runtime started as the runner's
+    runner.json starts it (its interpreter flags and environment: they change start-up, JIT and GC for both)."""
+    return {"python": [*_runtime("python", "runner.py"), "bench/floor/read_corpus.py", corpus],
+            "java": [*_runtime("java", "-cp"), "-cp", JAVA_FLOOR_CP, "ReadCorpus", corpus],
             "cpp": ["bench/build/read_corpus", corpus],
-            "js": ["node", "bench/floor/read_corpus.mjs", corpus],
+            "js": [*_runtime("js", "runner.mjs"), "bench/floor/read_corpus.mjs", corpus],
             "go": ["bench/build/read_corpus_go", corpus],
             "rust": ["bench/build/rust/release/read_corpus", corpus],
             "csharp": ["bench/build/csharp-floor/ReadCorpus", corpus]}
+
+
+def _runtime(runner, entry):
+    """The runner's command up to `entry` (its program, or where its own classpath starts)."""
+    command = json.loads((ROOT / "runners" / runner / "runner.json").read_text())["command"]
+    return command[:command.index(entry)]
 
 
 def build_prerequisites(runners):
