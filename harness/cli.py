@@ -35,7 +35,7 @@ MAX_FAILURE_LINES = 200      # per runner, one line each
 
 INTERNAL_ERROR = 3
 EXIT_WHEN_DONE = False      # set by harness/__main__.py: a finished verify run ends the process (_done)
-RUN_GC_THRESHOLD = (100_000, 50, 1000)      # the collector's thresholds while runners run (verify)
+RUN_GC_THRESHOLD = (1_000_000, 50, 1000)    # the collector's thresholds while runners run (verify)
 _signals = []       # signals received by this run
 
 
@@ -285,7 +285,8 @@ def _verify(args, stdout, stderr, early):
     # full collection did, while a run's outcomes, verdicts and report records were made).
     gc.freeze()
     # What the run makes lives until the reports are written, and its garbage is freed by reference counts: the
-    # collector runs seldom (the defaults walked the run's young objects ~780 times, 0.1 s of a full run's CPU).
+    # collector runs seldom (the defaults walked the run's young objects ~780 times, 0.1 s of a full run's CPU; a
+    # full run now makes too few objects for one collection).
     gc.set_threshold(*RUN_GC_THRESHOLD)
     gc.enable()
     out = Path(args.out)
