@@ -10,7 +10,6 @@ the worker sends what it has.
 """
 
 import gc
-import multiprocessing
 import os
 import signal
 import threading
@@ -34,6 +33,7 @@ def run_all(names, make_session, plan, results, on_outcome=None, on_done=None):
     """Runs make_session(i).run(plan, result) for each runner i in a forked process, filling results[i];
     on_done(i) once results[i] is complete. Returns the first error (a WorkerError with the worker's traceback) or
     None."""
+    import multiprocessing      # here: a run without --workers does not import it (3 ms with its own imports)
     index = {id(op): n for n, op in enumerate(plan)}    # outcomes cross as (op's index in plan, Outcome)
     ctx = multiprocessing.get_context("fork")
     count = min(len(names), os.cpu_count() or 1)
@@ -141,4 +141,5 @@ def _work(make_session, group, plan, index, send):
 
 def usable(count):
     """Workers pay off with two or more runners on two or more cores, and need fork."""
+    import multiprocessing
     return count > 1 and (os.cpu_count() or 1) > 1 and "fork" in multiprocessing.get_all_start_methods()
