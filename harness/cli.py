@@ -246,8 +246,9 @@ def _configs(args):
 def _verify(args, stdout, stderr, early):
     # Before loading: a tampered file is named as such, not as whatever schema error the tampering caused.
     cache_dir = None if args.no_cache else Path(args.cache_dir)
-    # One read and hash of every file serves both the manifest check and the cache key.
-    digests = corpus_cache.digests(args.corpus) if cache_dir else None
+    # One read and hash of every file (of those changed since: corpus_cache.py) serves both the manifest
+    # check and the cache key.
+    digests = corpus_cache.digests(args.corpus, cache_dir) if cache_dir else None
     print(f"harness: corpus: {manifest.check(args.corpus, args.require_manifest, digests)}", file=stderr)
     catalog, how = corpus_cache.open_corpus(args.corpus, cache_dir, digests)
     if how == "cached":

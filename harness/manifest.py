@@ -21,7 +21,7 @@ class ManifestError(Exception):
 def check(path, require=False, digests=None):
     """One line saying what was checked; ManifestError when the corpus at `path` is not what its manifest says.
     A single corpus file has no manifest. A directory without one is refused only when `require` is set.
-    `digests` ({file name: (sha256, bytes)}, corpus_cache.digests) spares hashing the files a second time."""
+    `digests` ({file name: (sha256, bytes or None)}, corpus_cache.digests) spares hashing the files a second time."""
     path = Path(path)
     if path.is_file():
         if require:

@@ -1,7 +1,10 @@
 """Fast, forgiving reruns: the validated-corpus cache, close-match suggestions, --family, the -k family hint."""
 
+import json
+import os
 import shutil
 import subprocess
+import time
 
 import pytest
 
@@ -42,6 +45,74 @@ def test_a_cached_catalog_names_this_runs_files_not_those_of_the_run_that_valida
     assert warm.code == 0 and "validated before (cache" in warm.stderr
     assert sorted(f["path"] for f in warm.report["corpus"]["files"]) == sorted(str(p) for p in second.glob("*.json")
                                                                               if p.name != "manifest.json")
+
+
+def hashed(corpus, cache):
+    """The names of the files corpus_cache.digests read and hashed (not taken from the stat cache)."""
+    return sorted(name for name, (_, data) in corpus_cache.digests(corpus, cache).items() if data is not None)
+
+
+def test_unchanged_files_are_not_hashed_again_but_any_write_is_caught(tmp_path, monkeypatch):
+    corpus, cache = copy_corpus(tmp_path), tmp_path / "cache"
+    files = sorted(p.name for p in corpus.glob("*.json"))
+    assert hashed(corpus, cache) == files
+    # Racy: written less than RACY_NS before it was hashed, so hashed again (a write in the same clock tick
+    # would not have changed its times).
+    assert hashed(corpus, cache) == files
+    monkeypatch.setattr(corpus_cache, "RACY_NS", 0)
+    time.sleep(0.05)        # a clock tick or more after the copy
+    assert hashed(corpus, cache) == []
+    # The same size and the mtime set back: ctime (which no one can set) says it was written.
+    path = corpus / "reject.json"
+    st = path.stat()
+    path.write_text(path.read_text().replace('"era": "msgpack"', '"era": "msgpakc"', 1))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert path.stat().st_size == st.st_size and path.stat().st_mtime_ns == st.st_mtime_ns
+    assert hashed(corpus, cache) == ["reject.json"]
+    # A cached catalog reads the files it needs only when asked, and checks them against the digest it used.
+    shutil.copy(CORPUS / "reject.json", path)
+    time.sleep(0.05)
+    corpus_cache.open_corpus(corpus, cache)
+    catalog, how = corpus_cache.open_corpus(corpus, cache)
+    assert how == "cached" and catalog.vectors(["basic.nil"])[0]["id"] == "basic.nil"
+    basic = corpus / "basic.json"
+    catalog, _ = corpus_cache.open_corpus(corpus, cache)
+    basic.write_text(basic.read_text().replace('"basic.nil"', '"basic.nip"', 1))
+    with pytest.raises(corpus_cache.corpus_mod.CorpusError, match="basic.json: changed while"):
+        catalog.vectors(["basic.nil"])
+
+
+def test_a_file_changed_with_its_size_and_mtime_kept_is_named_by_the_manifest_check(tmp_path, monkeypatch):
+    from test_release_gate import corpus_with_manifest
+    corpus, cache = corpus_with_manifest(tmp_path), tmp_path / "cache"
+    monkeypatch.setattr(corpus_cache, "RACY_NS", 0)
+    time.sleep(0.05)
+    assert run(tmp_path / "1", "--cache-dir", str(cache), corpus=corpus).code == 0
+    assert run(tmp_path / "2", "--cache-dir", str(cache), corpus=corpus).code == 0
+    assert hashed(corpus, cache) == []
+    path = corpus / "basic.json"
+    st = path.stat()
+    path.write_text(path.read_text().replace('"1.0.0"', '"1.0.1"', 1))
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    r = run(tmp_path / "3", "--cache-dir", str(cache), corpus=corpus)
+    assert r.code == 2 and "changed: basic.json (sha256 " in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("text", ["not json", '{"format": 1, "stats": []}', '{"format": 2, "stats": {}}',
+                                  "one bad entry"])
+def test_a_corrupt_or_foreign_stat_cache_is_ignored(tmp_path, monkeypatch, text):
+    corpus, cache = copy_corpus(tmp_path), tmp_path / "cache"
+    monkeypatch.setattr(corpus_cache, "RACY_NS", 0)
+    time.sleep(0.05)
+    hashed(corpus, cache)
+    assert hashed(corpus, cache) == []
+    stats = cache / corpus_cache.STATS
+    stored = json.loads(stats.read_text())
+    if text == "one bad entry":     # among good ones: none is trusted
+        stored["stats"]["/x"] = [1, 2, 3, 4, 5, 6, "00"]
+        text = json.dumps(stored)
+    stats.write_text(text)
+    assert hashed(corpus, cache) == sorted(p.name for p in corpus.glob("*.json"))
 
 
 def test_a_released_catalog_keeps_no_file_bytes(tmp_path):
