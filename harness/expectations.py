@@ -200,8 +200,9 @@ def mark(entries, verdicts, scope_of=None):
             v.verdict = "xfail" if v.verdict in RAW_FAILING else "xpass"
 
 
-def advise(entries, verdicts, full_run, corpus_scope=None):
-    """apply()'s second half, after mark(): the lines to add and remove (stale ones only for a full_run)."""
+def advise(entries, verdicts, full_run, corpus_scope=None, counts=None):
+    """apply()'s second half, after mark(): the lines to add and remove (stale ones only for a full_run).
+    counts: results.counts(verdicts), if made: without a failing verdict, they need not be looked through."""
     advice = Advice()
     for e in entries:
         if not e.matched:
@@ -214,7 +215,7 @@ def advise(entries, verdicts, full_run, corpus_scope=None):
             # Replace the entry by exact lines for what still fails under it.
             advice.remove.append(e.text)
             advice.add += [f"{v.vector}  {v.op}  {e.reason}" for v in e.matched if v.verdict == "xfail"]
-    for v in verdicts:
+    for v in verdicts if counts is None or any(counts[k] for k in RAW_FAILING) else ():
         if v.verdict in RAW_FAILING:
             detail = v.detail if len(v.detail) <= 100 else v.detail[:100] + "..."
             advice.add.append(f"{v.vector}  {v.op}  {v.verdict}: {detail}")

@@ -4,7 +4,7 @@ import json
 from datetime import datetime, timezone
 
 from harness import VERSION, atomic
-from harness.results import FAILING, counts
+from harness.results import FAILING, counts_of
 
 REPORT_FORMAT = 1
 
@@ -25,7 +25,7 @@ def build(corpus, registry_version, selection, runs, incomplete=None):
             "restarts": result.restarts,
             "unmet_requirements": list(result.unmet),
             "abandoned": result.abandoned,
-            "counts": counts(verdicts),
+            "counts": counts_of(result, verdicts),
             "expectations": {
                 "file": str(config.expected_failures),
                 "stale": [e.text for e in advice.stale],
@@ -120,7 +120,7 @@ def _keep(cache, key, text):
 def totals(runs):
     passed = failed = unclaimed = 0
     for _, result, verdicts, advice in runs:
-        c = counts(verdicts)
+        c = counts_of(result, verdicts)
         passed += c["pass"] + c["xfail"] + c["info"]
         failed += sum(c[k] for k in FAILING)
         failed += len(advice.stale) + len(result.unmet)
