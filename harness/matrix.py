@@ -91,22 +91,28 @@ def run(final, plan, corpus_version, timeout, start_timeout, window, out, max_fa
 
     # Each consumer's decode requests: the distinct bytes the other runners wrote for each vector that are not
     # the corpus's (those the consumer decoded in its own op: its outcome there is reused).
+    # Each distinct key once (most runners write the same bytes): {key: (its encode op's index, the positions in
+    # names of the runners that wrote it, in order)}.
+    writers = {}
+    for p, producer in enumerate(names):
+        for n, key in enumerate(wrote[producer]):
+            if key is not None:
+                writers.setdefault(key, (n, []))[1].append(p)
     requests, reused = {}, {}
-    for config, result, _, _ in final:
-        ops, known = {}, {}
-        others = [wrote[producer] for producer in names if producer != config.name]
-        for n, op in enumerate(encodes):
-            for keys in others:
-                key = keys[n]
-                if key is None or key in known or key in ops:
-                    continue
-                same_op = _corpus_op(op.vector, key[1])
-                earlier = result.outcomes.get((op.vector_id, same_op)) if same_op is not None else None
-                if earlier is not None and earlier.verdict in REUSABLE:
-                    known[key] = earlier
-                else:
-                    ops[key] = _decode_op(op.vector, key[1])
-        requests[config.name], reused[config.name] = ops, known
+    for c, (config, result, _, _) in enumerate(final):
+        ops, known = [], {}
+        for key, (n, by) in writers.items():
+            if by == [c]:       # bytes only the consumer itself wrote
+                continue
+            op = encodes[n]
+            same_op = _corpus_op(op.vector, key[1])
+            earlier = result.outcomes.get((op.vector_id, same_op)) if same_op is not None else None
+            if earlier is not None and earlier.verdict in REUSABLE:
+                known[key] = earlier
+            else:
+                ops.append(((n, next(p for p in by if p != c)), key, _decode_op(op.vector, key[1])))
+        # Requested in encode order, then in the order of the first other runner that wrote the bytes.
+        requests[config.name], reused[config.name] = {key: op for _, key, op in sorted(ops, key=lambda o: o[0])}, known
     outcomes = _decode_all([(config, result, requests[config.name]) for config, result, _, _ in final],
                            corpus_version, timeout, start_timeout, window, out, max_faults)
 
