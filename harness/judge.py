@@ -90,10 +90,7 @@ def exact_pass(op, rid, line):
     if last is not None and last[0] == rid:     # the id this op had in an earlier runner's session: one compare
         if line in last[1]:
             return last[2]
-        head = last[3]
-        if (head is not None and line.startswith(head) and line.endswith(b'"}}') and len(line) >= len(head) + 3
-                and _STRING_BODY.fullmatch(line, len(head), len(line) - 3) is not None
-                and (line.isascii() or _utf8(line[len(head):-3]))):
+        if last[3] is not None and _message_between(line, last[3], _ID_FIRST_TAIL):
             return last[2]
     return _exact_pass(op, rid, line)
 
@@ -114,8 +111,7 @@ def _exact_pass(op, rid, line):
     rid_text = str(rid).encode()
     if op.name in ("reject", "reject-encode"):
         ((error_class, outcome),) = forms
-        _remember(op, (rid, (), outcome, b'{"id":' + rid_text + b',"error":{"class":' + error_class
-                       + b',"message":"'))
+        _remember(op, (rid, (), outcome, _id_first_head(error_class, rid_text)))
         return _exact_rejection(forms, rid_text, line)
     for head, tail, outcome in forms:
         if (len(line) == len(head) + len(rid_text) + len(tail) and line.endswith(tail) and line.startswith(head)
@@ -150,20 +146,28 @@ def _exact_rejection(forms, rid_text, line):
     """An error answer of the expected class, its message any JSON string, written compactly (keys in the
     protocol's order, or sorted): the pass Outcome, else None."""
     ((error_class, outcome),) = forms
-    head = b'{"id":' + rid_text + b',"error":{"class":' + error_class + b',"message":"'
-    tail = b'"}}'
-    if not line.startswith(head):
-        head, tail = b'{"error":{"class":' + error_class + b',"message":"', b'"},"id":' + rid_text + b"}"
-        if not line.startswith(head):
-            return None
-    if len(line) < len(head) + len(tail) or not line.endswith(tail):
-        return None
-    body = line[len(head):len(line) - len(tail)]
-    if _STRING_BODY.fullmatch(body) is None:
-        return None
-    if not body.isascii() and not _utf8(body):
-        return None     # json.loads refuses the line: a protocol error, found by the parsing path
-    return outcome
+    if (_message_between(line, _id_first_head(error_class, rid_text), _ID_FIRST_TAIL)
+            or _message_between(line, b'{"error":{"class":' + error_class + b',"message":"',
+                                b'"},"id":' + rid_text + b"}")):
+        return outcome
+    return None
+
+
+def _id_first_head(error_class, rid_text):
+    """A rejection's line in the protocol's key order, up to its message."""
+    return b'{"id":' + rid_text + b',"error":{"class":' + error_class + b',"message":"'
+
+
+_ID_FIRST_TAIL = b'"}}'
+
+
+def _message_between(line, head, tail):
+    """Whether line is head + the body of a JSON string + tail, the body as json.loads reads it (else the line is
+    a protocol error, found by the parsing path)."""
+    end = len(line) - len(tail)
+    return (end >= len(head) and line.startswith(head) and line.endswith(tail)
+            and _STRING_BODY.fullmatch(line, len(head), end) is not None
+            and (line.isascii() or _utf8(line[len(head):end])))
 
 
 _compact_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), check_circular=False).encode

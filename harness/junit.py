@@ -5,10 +5,8 @@ serialiser took over a second for them. The text is what ElementTree writes for 
 in order, `<a b="c" />` for an empty element, its escaping), which tests/test_harness_units.py checks.
 """
 
-import collections
-
 from harness import atomic
-from harness.results import FAILING, FAULTS
+from harness.results import FAILING, FAULTS, counts
 
 _ATTRIB = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "\r": "&#13;", "\n": "&#10;",
                          "\t": "&#09;"})
@@ -48,7 +46,7 @@ def shared_pieces():
 
 
 def _suite(write, name, verdicts, shared=None):
-    count = collections.Counter(v.verdict for v in verdicts)
+    count = counts(verdicts)
     failures = count["fail"] + count["xpass"] + count["skip"]
     errors = sum(count[k] for k in FAULTS)
     skipped = count["xfail"] + count["unclaimed"]
