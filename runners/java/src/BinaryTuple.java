@@ -270,10 +270,10 @@ final class BinaryTuple {
                 return v.put("value", Long.toString(intElement(t, b)));
             case "FLOAT":
                 need(t, b, b.length == 4);
-                return v.put("bits", Codec.hex(unsigned(b, 0, 4), 8));
+                return v.put("bits", Hex.of(unsigned(b, 0, 4), 8));
             case "DOUBLE":
                 need(t, b, b.length == 4 || b.length == 8);
-                return v.put("bits", Codec.hex(b.length == 8 ? unsigned(b, 0, 8) : widen((int) unsigned(b, 0, 4)), 16));
+                return v.put("bits", Hex.of(b.length == 8 ? unsigned(b, 0, 8) : widen((int) unsigned(b, 0, 4)), 16));
             case "DECIMAL":
                 need(t, b, b.length >= 3);
                 return v.put("unscaled", new BigInteger(Arrays.copyOfRange(b, 2, b.length)).toString())

@@ -121,11 +121,11 @@ final class Codec {
                 case FLOAT:
                     // unpackFloat keeps float32 as float (no widening), so NaN payloads survive.
                     if (format == MessageFormat.FLOAT32) {
-                        String bits = hex(Float.floatToRawIntBits(in.unpackFloat()), 8);
+                        String bits = Hex.of(Float.floatToRawIntBits(in.unpackFloat()), 8);
                         typed("float32");
                         out.writeStringField("bits", bits);
                     } else {
-                        String bits = hex(Double.doubleToRawLongBits(in.unpackDouble()), 16);
+                        String bits = Hex.of(Double.doubleToRawLongBits(in.unpackDouble()), 16);
                         typed("float64");
                         out.writeStringField("bits", bits);
                     }
@@ -240,15 +240,6 @@ final class Codec {
 
     static ObjectNode typed(String type) {
         return JSON.objectNode().put("type", type);
-    }
-
-    /** The low {@code digits} hex digits of bits, zero-padded (String.format parses its pattern on every call). */
-    static String hex(long bits, int digits) {
-        char[] text = new char[digits];
-        for (int i = digits - 1; i >= 0; i--, bits >>>= 4) {
-            text[i] = Character.forDigit((int) (bits & 0xf), 16);
-        }
-        return new String(text);
     }
 
     // ---------------------------------------------------------------- encode

@@ -27,6 +27,15 @@ final class Hex {
         return new String(text, StandardCharsets.ISO_8859_1);
     }
 
+    /** The low {@code digits} hex digits of bits, zero-padded (String.format parses its pattern on every call). */
+    static String of(long bits, int digits) {
+        byte[] text = new byte[digits];
+        for (int i = digits - 1; i >= 0; i--, bits >>>= 4) {
+            text[i] = DIGITS[(int) (bits & 0xf)];
+        }
+        return new String(text, StandardCharsets.ISO_8859_1);
+    }
+
     /** The bytes' hex digits written as chars into out from index at (it has room for 2 * bytes.length). */
     static void write(byte[] bytes, char[] out, int at) {
         for (byte b : bytes) {
