@@ -1,4 +1,5 @@
-"""--require era=3.0,format=binary-tuple,op=encode: capabilities a runner must claim in its start answer.
+"""--require era=3.0,format=binary-tuple,op=encode: capabilities a runner must claim in its start answer;
+KEY=* stands for every value protocol.schema.json knows for KEY (make verify requires format=*).
 
 Ops outside a runner's claimed capabilities are 'unclaimed' (not sent, not failing). A required capability the
 runner does not claim fails the run, so skipping part of the suite is a visible choice, not a loophole.
@@ -30,10 +31,12 @@ def parse(items):
             if not sep or key not in KEYS:
                 raise RequireError(f"--require {part!r}: expected KEY=VALUE with KEY one of {', '.join(KEYS)} "
                                    f"(e.g. --require era=3.0,format=binary-tuple)")
-            if value not in allowed[key]:
-                raise RequireError(f"--require {part}: unknown {key} {value!r} (known: {', '.join(allowed[key])})")
-            if (key, value) not in out:
-                out.append((key, value))
+            if value != "*" and value not in allowed[key]:
+                raise RequireError(f"--require {part}: unknown {key} {value!r} (known: {', '.join(allowed[key])}, "
+                                   f"or * for all)")
+            for one in allowed[key] if value == "*" else (value,):
+                if (key, one) not in out:
+                    out.append((key, one))
     return out
 
 

@@ -68,3 +68,14 @@ def test_require_refuses_unknown_keys_and_values(tmp_path):
     assert r.code == 2 and "unknown format 'binary-tupel' (known: msgpack, binary-tuple" in r.stderr
     r = half_done(tmp_path, "--require", "lang=ruby")
     assert r.code == 2 and "KEY one of era, format, op" in r.stderr
+
+
+def test_require_star_means_every_value_the_protocol_schema_knows(tmp_path):
+    from harness import capabilities
+    formats = json.loads((REPO / "schema" / "protocol.schema.json").read_text())["$defs"]["format"]["enum"]
+    assert capabilities.parse(["format=*"]) == [("format", f) for f in formats]
+    assert capabilities.parse(["format=msgpack,format=*"]) == [("format", f) for f in formats]
+    # The half-done runner claims only MessagePack: every other format is unmet.
+    r = half_done(tmp_path, "--require", "format=*")
+    assert r.report["runners"][0]["unmet_requirements"] == [f"format={f}" for f in formats if f != "msgpack"]
+    assert r.code == 1
