@@ -5,6 +5,7 @@ import re
 from dataclasses import dataclass, field
 
 from harness import diagnosis, tuple_annotate, values
+from harness.ops import values_of
 from harness.msgpack_annotate import annotate, nan_payload_ranges, is_nan_bytes
 
 # Raw verdicts from judging or from the transport; expectations and levels turn them into the final verdict.
@@ -56,7 +57,7 @@ def expected_pass(op, response):
         return None
     if op.cmd == "decode" and op.name != "reject":
         actual = response.get("values")
-        if type(actual) is list and _strictly_equal(vector["values"], actual):
+        if type(actual) is list and _strictly_equal(values_of(vector), actual):
             return VALUES_EQUAL
         return None
     error = response.get("error")
@@ -193,9 +194,9 @@ def _forms(op, sorted_too):
     elif op.name in ("reject", "reject-encode"):
         forms = [(_compact_json(vector["error"]).encode(), _pass_outcome(op))]
     elif op.cmd == "decode" and sorted_too:     # kept even when it is the same text: two forms say it was made
-        forms = _decode_forms(vector["values"]) + _sorted_forms(vector["values"])
+        forms = _decode_forms(values_of(vector)) + _sorted_forms(values_of(vector))
     elif op.cmd == "decode":
-        forms = _decode_forms(vector["values"])
+        forms = _decode_forms(values_of(vector))
     return forms
 
 
@@ -210,7 +211,9 @@ def _pass_outcome(op):
     return VALUES_EQUAL
 
 
-_decode_forms_made = {}    # id(vector values) -> (the values, their forms): shared by a vector's decode ops
+# id(vector values) -> (the values, their forms): shared by a vector's decode ops; id(vector) -> (the vector, its
+# decode ops' forms) for forms from a prepared plan (set_exact_forms), whose values stay marshalled
+_decode_forms_made = {}
 
 
 def _decode_forms(expected):
@@ -262,14 +265,18 @@ def prepare(ops, values_json=True):
         if "_exact" not in op.__dict__:
             _exact_forms(op)
         if values_json and op.cmd == "decode" and op.name != "reject":
-            _expected_text(op.vector["values"])
+            _expected_text(values_of(op.vector))
 
 
 def exact_form_texts(op):
     """The texts of op's exact answer forms ([(head, tail)], or [(error class JSON,)] for a rejection), as
-    set_exact_forms takes them back: a cache of prepared work keeps these (harness/plan_cache.py)."""
+    set_exact_forms takes them back: a cache of prepared work keeps these (harness/plan_cache.py). A decode op's
+    include the sorted-keys form, which judging would otherwise make from the values when a runner writes one."""
     forms = op.__dict__.get("_exact")
-    return [form[:-1] for form in (forms if forms is not None else _exact_forms(op))]
+    decode = op.cmd == "decode" and op.name != "reject"
+    if forms is None or (decode and len(forms) == 1):
+        forms = _exact_forms(op, sorted_too=decode)
+    return [form[:-1] for form in forms]
 
 
 def set_exact_forms(op, texts):
@@ -277,7 +284,7 @@ def set_exact_forms(op, texts):
     vector, outcome = op.vector, _pass_outcome(op)
     forms = [text + (outcome,) for text in texts]
     if op.cmd == "decode" and op.name != "reject" and forms:     # shared by a vector's decode ops, as made
-        forms = _once_per_values(_decode_forms_made, vector["values"], lambda values: forms)
+        forms = _once_per_values(_decode_forms_made, vector, lambda _: forms)
     object.__setattr__(op, "_exact", forms)
 
 
@@ -286,7 +293,7 @@ def _error_text(response):
 
 
 def _encode(vector, response):
-    expected_values = ["values: " + diagnosis.compact(vector["values"])]
+    expected_values = ["values: " + diagnosis.compact(values_of(vector))]
     if "error" in response:
         return Outcome("fail", f"refused to encode: {_error_text(response)}", expected_values,
                        answer=f"error:{response['error']['class']}")
@@ -329,7 +336,7 @@ def _bytes_match(expected, actual, nan_class):
 
 
 def _decode(vector, op, response):
-    expected = vector["values"]
+    expected = values_of(vector)
     if "error" in response:
         return Outcome("fail", f"rejected valid input: {_error_text(response)}",
                        _input_lines(vector, op) + ["expected values: " + diagnosis.compact(expected)],
@@ -354,7 +361,7 @@ def _reject(vector, op, response):
     if "error" in response and response["error"]["class"] == wanted:
         return Outcome("pass", f"rejected with {wanted}", answer=f"error:{wanted}")
     context = ([f"input: {op.hex}"] + _annotated(vector, bytes.fromhex(op.hex)) if op.cmd == "decode"
-               else ["values: " + diagnosis.compact(vector["values"])])
+               else ["values: " + diagnosis.compact(values_of(vector))])
     if "error" in response:
         got = response["error"]["class"]
         return Outcome("fail", f"expected error {wanted}, got {_error_text(response)}",

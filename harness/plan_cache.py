@@ -6,6 +6,8 @@ thousands of request and answer lines: 1.0-1.3 s of CPU instead of 1.9-2.6 s (20
 The key is the catalog's (the corpus files' bytes, the code and schemas that validated them) with the code that
 makes the lines (ops.py, judge.py, this file) and the Python version (marshal's format is Python's own): any
 change to either gives another key. Only a full run uses it (a --case run reads the files it needs, as before).
+Each vector's values stay marshalled, one bytes object each, until judging asks for them (ops.values_of): an
+answer that is exactly an expected line (the stored forms include a decode's sorted-keys one) needs none.
 """
 
 import hashlib
@@ -19,7 +21,7 @@ from pathlib import Path
 from harness import judge, schemas
 from harness import ops as ops_mod
 
-FORMAT = 1
+FORMAT = 2      # 2: values marshalled per vector; decode ops' sorted-keys forms
 # Prepared plans kept per cache directory: the newest, as long as they hold KEEP_BYTES together (each is about
 # three times the corpus: two or three of corpus 1.2.0). By size, not count: the tiny plans of test corpora that
 # share the directory do not push out the real one.
@@ -81,7 +83,9 @@ def store(cache_dir, catalog, vectors, prepared):
     if name is None:
         return
     directory = Path(cache_dir)
-    data = marshal.dumps((FORMAT, vectors, *prepared))
+    # Each vector's values marshalled on their own: a run unmarshals those it needs (ops.values_of).
+    data = marshal.dumps((FORMAT, [dict(v, values=marshal.dumps(v["values"])) if "values" in v else v
+                                   for v in vectors], *prepared))
     try:
         directory.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=".tmp-", suffix=SUFFIX)
