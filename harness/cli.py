@@ -298,6 +298,12 @@ def _verify(args, stdout, stderr, early):
            "commands": {c.name: c.argv for c in configs},
            "expected_failures": {name: str(Path(path).resolve()) for name, path in
                                  parse_overrides(args.expected_failures, "--expected-failures", "FILE").items()}}
+    # The last run's reports go now, not when this run's replace them: on ext4 a rename over a file, or a rewrite
+    # of a truncated one, makes the new data be written out at once (~0.03 s at the end of a full run, its reports
+    # ~110 MB), a new file's in the background; and a run killed before its reports leaves its journal
+    # (report-journal rebuilds them), not an older run's report that disagrees with it.
+    for name in ("report.json", "junit.xml", "verdicts.jsonl"):
+        (out / name).unlink(missing_ok=True)
     log = journal.Journal(out / "verdicts.jsonl", catalog.version, [c.name for c in configs], len(plan), run)
     incomplete = None
     try:

@@ -37,6 +37,9 @@ def test_a_killed_run_is_rebuilt_from_its_journal(tmp_path):
     argv = [PY, "-m", "harness", "verify", "--serial", "--corpus", str(corpus), "--out", str(out), "-k", "basic.*",
             "--runners", "python,oracle", "--timeout", "1000", "--runners-dir", str(REPO / "runners"),
             "--command", oracle_command("--hang-on", 4, corpus=corpus)]
+    out.mkdir()
+    for name in ("report.json", "junit.xml"):   # an older run's, which disagree with this run's journal: removed
+        (out / name).write_text("stale\n")
     p = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 30
@@ -54,7 +57,7 @@ def test_a_killed_run_is_rebuilt_from_its_journal(tmp_path):
         p.kill()
         for pid in processes_mentioning(str(tmp_path)):
             os.kill(pid, signal.SIGKILL)
-    assert not (out / "report.json").exists()
+    assert not (out / "report.json").exists() and not (out / "junit.xml").exists()
     header, records, end = journal_mod.read(journal)
     assert end is None
 
