@@ -141,6 +141,9 @@ def _utf8(data):
 
 # The body of a JSON string as json.loads reads it (strict: no raw control characters; the escapes JSON has).
 _STRING_BODY = re.compile(rb'(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})*')
+# The same without escapes, which most messages have: one character class, ~6x quicker to match than the
+# alternation above, which then only checks a body with a backslash (or not a string body at all).
+_PLAIN_STRING_BODY = re.compile(rb'[^"\\\x00-\x1f]*')
 
 
 def _exact_rejection(forms, rid_text, line):
@@ -167,7 +170,8 @@ def _message_between(line, head, tail):
     a protocol error, found by the parsing path)."""
     end = len(line) - len(tail)
     return (end >= len(head) and line.startswith(head) and line.endswith(tail)
-            and _STRING_BODY.fullmatch(line, len(head), end) is not None
+            and (_PLAIN_STRING_BODY.fullmatch(line, len(head), end) is not None
+                 or _STRING_BODY.fullmatch(line, len(head), end) is not None)
             and (line.isascii() or _utf8(line[len(head):end])))
 
 
