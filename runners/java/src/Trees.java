@@ -54,7 +54,9 @@ final class Trees {
                         value = NODES.arrayNode();
                         break;
                     case VALUE_STRING:
-                        value = NODES.textNode(p.getText());
+                        // Not getText(): a long string (a big hex) is in several segments, which getText joins
+                        // through a StringBuilder char by char; as one array they are joined by array copies.
+                        value = NODES.textNode(new String(p.getTextCharacters(), p.getTextOffset(), p.getTextLength()));
                         break;
                     case VALUE_NUMBER_INT:
                         switch (p.getNumberType()) {
