@@ -87,12 +87,12 @@ final class Trees {
                 ContainerNode<?> parent = open.peek();
                 if (parent == null) {
                     root = value;
-                } else if (parent.isObject()) {
+                } else if (parent instanceof ObjectNode) { // a type test, not a call through the node's vtable
                     ((ObjectNode) parent).replace(p.getCurrentName(), value);
                 } else {
                     ((ArrayNode) parent).add(value);
                 }
-                if (value.isContainerNode()) {
+                if (value instanceof ContainerNode) {
                     open.push((ContainerNode<?>) value);
                 }
             } while (!open.isEmpty() && (token = p.nextToken()) != null);
