@@ -1,8 +1,9 @@
 // Typed value notation (schema/value.schema.json) <-> MessagePack bytes, on @msgpack/msgpack.
 //
-// Decoding: the library's Decoder does the parsing (decodeMulti, ExtensionCodec, mapKeyConverter). Where its
-// result loses what the notation needs, a subclass overrides four of its (TypeScript-private) methods; those
-// overrides are the only coupling to the library's internals, checked at load time (see README):
+// Decoding: the library's Decoder does the parsing (decodeMulti's loop, ExtensionCodec, mapKeyConverter). Where
+// its result loses what the notation needs, a subclass overrides some of its (TypeScript-private) methods; those
+// overrides and the four methods of decodeMulti's loop (see libraryValues) are the only coupling to the
+// library's internals, checked at load time (see README):
 //   readF32/readF64       the library returns a plain number for ca, cb and every int alike, and converting
 //                         float32 -> double quiets signalling NaNs: return the raw bits instead.
 //   decodeUtf8String      the library does not validate UTF-8 (<= 200 bytes: mis-decodes; longer: U+FFFD):
@@ -65,7 +66,8 @@ class IgniteValue {
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 const OVERRIDDEN = ["readF32", "readF64", "decodeUtf8String", "pushArrayState", "pushMapState"];
-for (const name of OVERRIDDEN) {
+const CALLED = ["reinitializeState", "setBuffer", "hasRemaining", "doDecodeSync"]; // decodeMulti's loop
+for (const name of [...OVERRIDDEN, ...CALLED]) {
   // @ts-ignore -- indexing the class by name
   if (typeof Decoder.prototype[name] !== "function") {
     throw new Error(`@msgpack/msgpack has no Decoder.${name}: this runner is written against 3.1.3 (see README)`);
@@ -168,7 +170,9 @@ export function decodeAll(bytes, era) {
   // Public guards: no declared length can exceed the whole input (str/array/map are also checked above).
   decoder.maxStrLength = decoder.maxBinLength = decoder.maxExtLength = bytes.length;
   decoder.maxArrayLength = decoder.maxMapLength = bytes.length;
-  return libraryValues(decoder, bytes).map((v) => toTyped(v, 0));
+  const values = libraryValues(decoder, bytes);
+  for (let i = 0; i < values.length; i++) values[i] = toTyped(values[i], 0);
+  return values;
 }
 
 /**
@@ -176,14 +180,18 @@ export function decodeAll(bytes, era) {
  * input (most of the corpus) ends in an exception, and in a frame not optimised yet V8 finds the handler by
  * walking the function's code up to the throw. Caught in decodeAll, exceptions were 10% of the main thread's
  * perf samples (half of them that walk); caught here, 8%.
+ * The loop is decodeMulti's body without its generator: the generator's try/finally caught and rethrew every
+ * exception (a second unwind), and each value was a generator resumption. (decodeMulti's `entered` guard is
+ * for a decode nested in another on the same decoder, which never happens here.)
  * @param {any} decoder @param {Uint8Array} bytes
  */
 function libraryValues(decoder, bytes) {
   const decoded = [];
   try {
-    // decodeMulti starts from a clean state each time (reinitializeState), also after a failed input.
-    const values = decoder.decodeMulti(bytes);
-    for (let next = values.next(); !next.done; next = values.next()) decoded.push(next.value);
+    // A clean state each time, also after a failed input.
+    decoder.reinitializeState();
+    decoder.setBuffer(bytes);
+    while (decoder.hasRemaining(1)) decoded.push(decoder.doDecodeSync());
   } catch (e) {
     throw classifyLibraryError(e);
   }
