@@ -165,18 +165,33 @@ for (const era of ERAS) {
  * @returns {object[]} typed values
  */
 export function decodeAll(bytes, era) {
+  const values = decodeOrReject(bytes, era);
+  if (values instanceof WireError) throw values;
+  return values;
+}
+
+/**
+ * decodeAll, but a rejection by the library is returned, not thrown: for the runner's msgpack decode, where
+ * most of the corpus is must-reject input and a throw unwinding to the request's handler cost a walk through
+ * every frame on the way. (A rejection found while converting, the depth of empty containers, is thrown.)
+ * @param {Uint8Array} bytes
+ * @param {string} era
+ * @returns {object[] | WireError} typed values, or the library's rejection
+ */
+export function decodeOrReject(bytes, era) {
   const decoder = decoderByEra.get(era);
   if (decoder === undefined) throw new Error(`unknown era '${era}'`);
   // Public guards: no declared length can exceed the whole input (str/array/map are also checked above).
   decoder.maxStrLength = decoder.maxBinLength = decoder.maxExtLength = bytes.length;
   decoder.maxArrayLength = decoder.maxMapLength = bytes.length;
   const values = libraryValues(decoder, bytes);
+  if (values instanceof WireError) return values;
   for (let i = 0; i < values.length; i++) values[i] = toTyped(values[i], 0);
   return values;
 }
 
 /**
- * The library's values, its exceptions mapped to error classes. Short on purpose, without for-of: must-reject
+ * The library's values, or its exception mapped to an error class. Short on purpose, without for-of: must-reject
  * input (most of the corpus) ends in an exception, and in a frame not optimised yet V8 finds the handler by
  * walking the function's code up to the throw. Caught in decodeAll, exceptions were 10% of the main thread's
  * perf samples (half of them that walk); caught here, 8%.
@@ -193,7 +208,9 @@ function libraryValues(decoder, bytes) {
     decoder.setBuffer(bytes);
     while (decoder.hasRemaining(1)) decoded.push(decoder.doDecodeSync());
   } catch (e) {
-    throw classifyLibraryError(e);
+    const rejection = classifyLibraryError(e);
+    if (rejection instanceof WireError) return rejection;
+    throw rejection;
   }
   return decoded;
 }

@@ -3,7 +3,7 @@
 import { isAscii } from "node:buffer";
 import { readFileSync, readSync, writeSync } from "node:fs";
 import * as binaryTuple from "./binaryTuple.mjs";
-import { decodeAll, encodeAll, fromHexReused, toHex } from "./codec.mjs";
+import { decodeOrReject, encodeAll, fromHexReused, toHex } from "./codec.mjs";
 import { ERAS } from "./igniteExt.mjs";
 import { WireError } from "./wireError.mjs";
 
@@ -56,7 +56,9 @@ function run(request) {
   if (!FORMATS.includes(format)) return { skipped: `unknown format '${format}'` };
   // An encode answer's bytes stay a Uint8Array here: serve writes them as hex.
   if (format === "msgpack") {
-    return cmd === "encode" ? { hex: encodeAll(request.values) } : { values: decodeAll(fromHexReused(request.hex), era) };
+    if (cmd === "encode") return { hex: encodeAll(request.values) };
+    const values = decodeOrReject(fromHexReused(request.hex), era);
+    return values instanceof WireError ? rejection(values) : { values };
   }
   return cmd === "encode"
     ? { hex: binaryTuple.encode(format, request.values, era) }
@@ -73,13 +75,16 @@ function answer(id, work) {
   try {
     return { id, ...work() };
   } catch (e) {
-    if (e instanceof WireError) return { id, error: { class: e.errorClass, message: e.message } };
+    if (e instanceof WireError) return { id, ...rejection(e) };
     if (e instanceof binaryTuple.NotPerformed) return { id, skipped: e.message };
     const err = /** @type {Error} */ (e);
     log(`request ${id}: ${withStack(work) ?? err}`);
     return { id, skipped: `runner error: ${err.message}` };
   }
 }
+
+/** The answer to input that `e` rejects. @param {WireError} e */
+const rejection = (e) => ({ error: { class: e.errorClass, message: e.message } });
 
 // Errors capture no stack trace while requests are served: the library's own errors (DecodeError, RangeError)
 // are how must-reject input ends, most of the corpus, and capturing their stacks took about a tenth of the
