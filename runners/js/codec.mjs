@@ -16,9 +16,12 @@
 //
 // Encoding is type-directed: each scalar is written by a library Encoder configured so its bytes are exact;
 // container headers and NaN floats are written by hand (the library cannot express them, see README).
-import { Decoder, DecodeError, Encoder, ExtData, ExtensionCodec } from "@msgpack/msgpack";
+import { createRequire } from "node:module";
 import { decodeIgnite, encodeIgnite, isIgniteType, layoutsOf, ERAS } from "./igniteExt.mjs";
 import { WireError } from "./wireError.mjs";
+
+/** @type {typeof import("@msgpack/msgpack")} (required, not imported: see runner.mjs) */
+const { Decoder, DecodeError, Encoder, ExtData, ExtensionCodec } = createRequire(import.meta.url)("@msgpack/msgpack");
 
 export const MAX_DEPTH = 512;
 
@@ -145,11 +148,11 @@ class TypedDecoder extends LibraryDecoder {
 /**
  * One ExtensionCodec per era: Ignite codes of that era decode (and are validated) as Ignite types; every other
  * code stays a raw ExtData. The library's built-in timestamp decoder (-1 -> Date) is replaced by a raw one.
- * @type {Map<string, ExtensionCodec<string>>}
+ * @type {Map<string, import("@msgpack/msgpack").ExtensionCodec<string>>}
  */
 const codecByEra = new Map();
 for (const era of ERAS) {
-  /** @type {ExtensionCodec<string>} */
+  /** @type {import("@msgpack/msgpack").ExtensionCodec<string>} */
   const codec = new ExtensionCodec();
   codec.register({ type: -1, encode: () => null, decode: (data, type) => new ExtData(type, data) });
   for (const [code, layout] of layoutsOf(era)) {
@@ -388,7 +391,7 @@ function encodeValue(v, out) {
 /**
  * A float of `width` bytes with exactly `bits`. Non-NaN values go through the library; NaNs are written by hand
  * because a JS number cannot be relied on to carry a NaN's payload (and float32 -> double quiets sNaNs).
- * @param {string} bits @param {4|8} width @param {Encoder} encoder
+ * @param {string} bits @param {4|8} width @param {import("@msgpack/msgpack").Encoder} encoder
  */
 function encodeFloat(bits, width, encoder) {
   const raw = fromHex(bits);

@@ -1,9 +1,15 @@
 // Ignite extension payloads (registry.json "layouts"): payload bytes <-> typed value notation.
 // The MessagePack container around a payload (fixext/ext8/16/32) is the library's business; this module only
 // sees the payload. Which code means which layout in which era is read from schema/registry.json.
-import { readFileSync } from "node:fs";
-import { Decoder, Encoder } from "@msgpack/msgpack";
+import { createRequire } from "node:module";
 import { WireError } from "./wireError.mjs";
+
+// Required, not imported: see runner.mjs.
+const require = createRequire(import.meta.url);
+/** @type {typeof import("node:fs")} */
+const { readFileSync } = require("node:fs");
+/** @type {typeof import("@msgpack/msgpack")} */
+const { Decoder, Encoder } = require("@msgpack/msgpack");
 
 const registry = JSON.parse(readFileSync(new URL("../../schema/registry.json", import.meta.url), "utf8"));
 
