@@ -48,11 +48,11 @@ final class BinaryTuple {
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
     static {
-        TYPE_IDS.forEach((name, id) -> {
-            if (id != 0) {
-                TYPE_NAMES.put((long) id, name);
+        for (Map.Entry<String, Integer> type : TYPE_IDS.entrySet()) {
+            if (type.getValue() != 0) {
+                TYPE_NAMES.put((long) type.getValue(), type.getKey());
             }
-        });
+        }
     }
 
     private final Codec codec;
@@ -166,7 +166,9 @@ final class BinaryTuple {
     /** Header, (beta1: null map,) end offsets in the smallest entry size for the value area, values. */
     static byte[] writeTuple(List<byte[]> parts, boolean[] nulls) {
         ByteArrayOutputStream area = new ByteArrayOutputStream();
-        parts.forEach(area::writeBytes);
+        for (byte[] part : parts) {
+            area.writeBytes(part);
+        }
         int size = area.size() <= 0xff ? 1 : area.size() <= 0xffff ? 2 : 4;
         boolean nullmap = nulls != null && anyTrue(nulls);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -712,7 +714,9 @@ final class BinaryTuple {
                 }
                 Tuple row = readTuple(binOf(outer.get(1), "row"), columns.size(), era);
                 Set<Long> noValue = new HashSet<>();
-                outer.get(0).get("bits").forEach(bit -> noValue.add(bit.longValue()));
+                for (JsonNode bit : outer.get(0).get("bits")) {
+                    noValue.add(bit.longValue());
+                }
                 for (int i = 0; i < columns.size(); i++) {
                     out.add(noValue.contains((long) i) ? Codec.typed("NO_VALUE")
                             : decodeColumn(columns.get(i), row.parts()[i], era, false));

@@ -12,6 +12,7 @@ import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -85,11 +86,12 @@ final class IgniteExt {
         }
         for (JsonNode type : registry.get("ext_types")) {
             int code = type.get("code").intValue();
-            type.get("layouts").fields().forEachRemaining(entry -> {
+            for (Iterator<Map.Entry<String, JsonNode>> entries = type.get("layouts").fields(); entries.hasNext();) {
+                Map.Entry<String, JsonNode> entry = entries.next();
                 Layout layout = layouts.get(entry.getValue().textValue());
                 layoutByEraCode.get(entry.getKey()).put(code, layout);
                 codeByEraValueType.get(entry.getKey()).put(layout.valueType, code);
-            });
+            }
         }
     }
 
@@ -97,8 +99,11 @@ final class IgniteExt {
     List<String> supportedEras() {
         List<String> supported = new ArrayList<>();
         for (String era : eras) {
-            Map<Integer, Layout> table = layoutByEraCode.getOrDefault(era, Map.of());
-            if (table.values().stream().allMatch(layout -> KNOWN_LAYOUTS.contains(layout.id))) {
+            boolean known = true;
+            for (Layout layout : layoutByEraCode.getOrDefault(era, Map.of()).values()) {
+                known &= KNOWN_LAYOUTS.contains(layout.id);
+            }
+            if (known) {
                 supported.add(era);
             }
         }
@@ -233,7 +238,11 @@ final class IgniteExt {
         String era = Fields.text(value, "era");
         Integer code = codeByEraValueType.getOrDefault(era, Map.of()).get(type);
         if (code == null) {
-            if (!codeByEraValueType.values().stream().anyMatch(types -> types.containsKey(type))) {
+            boolean known = false;
+            for (Map<String, Integer> types : codeByEraValueType.values()) {
+                known |= types.containsKey(type);
+            }
+            if (!known) {
                 throw new IllegalArgumentException("unknown value type '" + type + "'");
             }
             throw WireError.unrepresentable("era '" + era + "' has no ext code for " + type);
