@@ -5,7 +5,6 @@ import java.io.File;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Iterator;
@@ -220,8 +219,7 @@ public final class Bench {
         int repeat = args.length > 2 ? Integer.parseInt(args[2]) : 7;
         double target = args.length > 3 ? Double.parseDouble(args[3]) : 0.1;
         double warmup = args.length > 4 ? Double.parseDouble(args[4]) : 0.5;
-        String version = new String(Bench.class.getResourceAsStream("/library-version.txt").readAllBytes(),
-                StandardCharsets.UTF_8).trim();
+        String version = LibraryVersion.VALUE;
         Map<String, Plain> plain = plain();
         for (Iterator<Map.Entry<String, JsonNode>> it = cases.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> e = it.next();

@@ -12,7 +12,6 @@ import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStreamWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -113,11 +112,11 @@ public final class Runner {
                 .put("skipped", "runner cannot read the request: " + e.getOriginalMessage());
     }
 
-    private static ObjectNode start(IgniteExt ignite) throws IOException {
+    private static ObjectNode start(IgniteExt ignite) {
         ObjectNode response = JSON.objectNode().put("protocol", 1).put("name", "java")
                 .put("language", "Java " + System.getProperty("java.version"))
                 .put("library", "msgpack-java (org.msgpack:msgpack-core)")
-                .put("library_version", libraryVersion());
+                .put("library_version", LibraryVersion.VALUE);
         response.putArray("corpus_majors").add(1);
         ObjectNode capabilities = response.putObject("capabilities");
         capabilities.putArray("ops").add("encode").add("decode");
@@ -130,13 +129,6 @@ public final class Runner {
             formats.add(format);
         }
         return response;
-    }
-
-    /** Written into the jar by the Makefile from the installed Debian package (the jar's manifest has none). */
-    private static String libraryVersion() throws IOException {
-        try (InputStream version = Runner.class.getResourceAsStream("/library-version.txt")) {
-            return version == null ? "unknown" : new String(version.readAllBytes(), StandardCharsets.UTF_8).trim();
-        }
     }
 
     /**
