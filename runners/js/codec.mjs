@@ -9,7 +9,10 @@
 //   decodeUtf8String      the library does not validate UTF-8 (<= 200 bytes: mis-decodes; longer: U+FFFD):
 //                         validate the raw bytes with a fatal TextDecoder, then let the library decode.
 //   pushArrayState/Map    where the library allocates `new Array(count)`: enforce the depth limit and check the
-//                         declared count against the bytes that remain.
+//                         declared count against the bytes that remain. An array's preallocated (holey)
+//                         array is replaced by an empty one that the library appends to: a packed array,
+//                         which JSON.stringify writes on its fast path (a holey one, element by element
+//                         through a property lookup).
 // Maps: the library would build a JS object (integer-like keys reorder, duplicates collapse). pushMapState puts
 // a Pairs object in its place; the public mapKeyConverter hook appends each key to it and names Pairs' one
 // setter, through which the library's `map[key] = value` appends the value: every entry, in wire order.
@@ -112,6 +115,7 @@ class TypedDecoder extends LibraryDecoder {
   pushArrayState(size) {
     this.checkContainer(size, 1, "array");
     super.pushArrayState(size);
+    this.stack.top().array = [];
   }
 
   /** @param {number} size */
@@ -264,8 +268,8 @@ function toTyped(v, depth) {
   }
   if (v instanceof Pairs) {
     const kv = v.items;
-    const entries = new Array(kv.length / 2);
-    for (let i = 0; i < entries.length; i++) entries[i] = [toTyped(kv[2 * i], depth + 1), toTyped(kv[2 * i + 1], depth + 1)];
+    const entries = []; // filled by push, so packed (see pushArrayState)
+    for (let i = 0; i < kv.length; i += 2) entries.push([toTyped(kv[i], depth + 1), toTyped(kv[i + 1], depth + 1)]);
     return { type: "map", entries };
   }
   // An empty map never reaches pushMapState: the library returns a fresh {}.
