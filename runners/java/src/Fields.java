@@ -1,4 +1,5 @@
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.BinaryNode;
 import java.math.BigInteger;
 
 /** Typed access to request fields; a missing or mistyped field is a bad request (IllegalArgumentException). */
@@ -12,6 +13,12 @@ final class Fields {
             throw new IllegalArgumentException("missing field '" + name + "'");
         }
         return node;
+    }
+
+    /** A hex string's bytes: decoded already if Trees.readRequest could (a BinaryNode), else parsed here. */
+    static byte[] hex(JsonNode object, String name) {
+        JsonNode node = field(object, name);
+        return node.isBinary() ? ((BinaryNode) node).binaryValue() : Hex.parse(text(object, name));
     }
 
     static String text(JsonNode object, String name) {

@@ -52,13 +52,33 @@ final class Hex {
         byte[] digits = text.getBytes(StandardCharsets.ISO_8859_1);
         byte[] bytes = new byte[digits.length / 2];
         for (int i = 0; i < bytes.length; i++) {
-            int hi = VALUE[digits[2 * i] & 0xff];
-            int lo = VALUE[digits[2 * i + 1] & 0xff];
-            if ((hi | lo) < 0) {
+            int b = pair(digits[2 * i] & 0xff, digits[2 * i + 1] & 0xff);
+            if (b < 0) {
                 throw new IllegalArgumentException("not a hex digit: " + text.substring(2 * i, 2 * i + 2));
             }
-            bytes[i] = (byte) (hi << 4 | lo);
+            bytes[i] = (byte) b;
         }
         return bytes;
+    }
+
+    /** The same from chars (a parser's buffer), or null if they are not an even number of hex digits. */
+    static byte[] parseOrNull(char[] digits, int offset, int length) {
+        if (length % 2 != 0) {
+            return null;
+        }
+        byte[] bytes = new byte[length / 2];
+        for (int i = 0; i < bytes.length; i++) {
+            int b = pair(digits[offset + 2 * i], digits[offset + 2 * i + 1]);
+            if (b < 0) {
+                return null;
+            }
+            bytes[i] = (byte) b;
+        }
+        return bytes;
+    }
+
+    /** The byte two hex digits (char values) stand for, or a negative number if either is not one. */
+    private static int pair(int hi, int lo) {
+        return (hi | lo) > 0xff ? -1 : VALUE[hi] << 4 | VALUE[lo];
     }
 }

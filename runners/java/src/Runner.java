@@ -65,7 +65,7 @@ public final class Runner {
         }
         JsonNode request;
         try {
-            request = Trees.read(Trees.FACTORY.createParser(line, start, length));
+            request = Trees.readRequest(Trees.FACTORY.createParser(line, start, length));
         } catch (JsonProcessingException e) {
             System.err.println("unreadable request: " + e);
             Trees.write(out, unreadable(new String(line, start, length, StandardCharsets.UTF_8), e));
@@ -155,7 +155,7 @@ public final class Runner {
                     answer.reset().hexString(tuples.encode(format, Fields.array(request, "values"), era));
                 } else if (cmd.equals("decode")) {
                     field = "values";
-                    node = tuples.decode(format, Hex.parse(Fields.text(request, "hex")), era, columns);
+                    node = tuples.decode(format, Fields.hex(request, "hex"), era, columns);
                 } else {
                     node = TextNode.valueOf("unknown cmd " + request.path("cmd"));
                 }
@@ -164,7 +164,7 @@ public final class Runner {
                 answer.reset().hexString(codec.encode(Fields.array(request, "values")));
             } else if (cmd.equals("decode")) {
                 field = "values";
-                codec.decodeText(Hex.parse(Fields.text(request, "hex")), era, answer.reset());
+                codec.decodeText(Fields.hex(request, "hex"), era, answer.reset());
             } else {
                 node = TextNode.valueOf("unknown cmd " + request.path("cmd"));
             }

@@ -31,6 +31,19 @@ final class Trees {
      * what follows it is not read. Containers are tracked on a stack, not by recursion (requests nest deeply).
      */
     static JsonNode read(JsonParser parser) throws IOException {
+        return read(parser, false);
+    }
+
+    /**
+     * A request, as read() reads it, except that a top-level "hex" string of hex digits becomes its bytes (a
+     * BinaryNode, see Fields.hex), decoded from the parser's chars: no String of a hex that can be megabytes long
+     * is made and then read again. Any other "hex" string stays text.
+     */
+    static JsonNode readRequest(JsonParser parser) throws IOException {
+        return read(parser, true);
+    }
+
+    private static JsonNode read(JsonParser parser, boolean hexBytes) throws IOException {
         try (JsonParser p = parser) {
             JsonToken token = p.nextToken();
             if (token == null) {
@@ -56,7 +69,11 @@ final class Trees {
                     case VALUE_STRING:
                         // Not getText(): a long string (a big hex) is in several segments, which getText joins
                         // through a StringBuilder char by char; as one array they are joined by array copies.
-                        value = NODES.textNode(new String(p.getTextCharacters(), p.getTextOffset(), p.getTextLength()));
+                        char[] chars = p.getTextCharacters();
+                        byte[] bytes = hexBytes && open.size() == 1 && "hex".equals(p.getCurrentName())
+                                ? Hex.parseOrNull(chars, p.getTextOffset(), p.getTextLength()) : null;
+                        value = bytes != null ? NODES.binaryNode(bytes)
+                                : NODES.textNode(new String(chars, p.getTextOffset(), p.getTextLength()));
                         break;
                     case VALUE_NUMBER_INT:
                         switch (p.getNumberType()) {
