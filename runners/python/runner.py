@@ -62,7 +62,7 @@ def answer(req):
     try:
         body = handle(req)
     except WireError as e:
-        body = {"error": {"class": e.cls, "message": str(e)}}
+        body = {"error": {"class": e.args[0], "message": e.args[1]}}   # WireError(cls, message)
     except NotImplementedError as e:
         body = {"skipped": str(e)}
     except Exception as e:  # a runner bug, not a verdict on the input: say so honestly (a skip fails unless listed)
