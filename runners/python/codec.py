@@ -36,45 +36,55 @@ KIND[0xc1] = "reserved"   # the library raises FormatError
 # ---------------------------------------------------------------- encode
 
 def new_packer():
-    # use_bin_type: bytes -> bin, str -> str with str8; float64 always (float32 is written raw, see below)
-    return msgpack.Packer(use_bin_type=True, use_single_float=False, autoreset=True)
+    # use_bin_type: bytes -> bin, str -> str with str8; float64 always (float32 is written raw, see below).
+    # No autoreset: the packer keeps what it writes in its own buffer, not one bytes object per value.
+    return msgpack.Packer(use_bin_type=True, use_single_float=False, autoreset=False)
 
 
 def encode(values):
-    out = bytearray()
-    encode_values(new_packer(), values, out)
+    p, out = new_packer(), bytearray()   # out: what came before the last raw write (raw_write)
+    encode_values(p, values, out)
+    out += p.bytes()
     return bytes(out)
 
 
+def raw_write(p, out, data):
+    """Appends bytes the library does not write after all the packer holds."""
+    out += p.bytes()
+    p.reset()
+    out += data
+
+
 def encode_values(p, values, out):
-    """Appends each typed value to out. A loop over the values, not a call per value: the large containers have
-    65,536 elements, mostly nil (the first test). Containers recurse, one call per nesting level."""
+    """Packs each typed value. A loop over the values, not a call per value: the large containers have 65,536
+    elements, mostly nil (the first test). Containers recurse, one call per nesting level."""
+    pack = p.pack
     for v in values:
         t = v["type"]
         if t == "nil":
-            out += p.pack(None)
+            pack(None)
         elif t == "int":
             try:
-                out += p.pack(int(v["value"]))  # the library picks the canonical width and family
+                pack(int(v["value"]))  # the library picks the canonical width and family
             except OverflowError as e:
                 raise WireError("unrepresentable", f"{v['value']}: {e}") from None
         elif t == "bool":
-            out += p.pack(v["value"])
+            pack(v["value"])
         elif t == "float32":
             # Raw: the library writes float32 only for a whole call (use_single_float) and goes through a double,
             # which quiets signalling NaNs; ca + the given bits is exact.
-            out += b"\xca" + bytes.fromhex(v["bits"])
+            raw_write(p, out, b"\xca" + bytes.fromhex(v["bits"]))
         elif t == "float64":
-            out += p.pack(struct.unpack(">d", bytes.fromhex(v["bits"]))[0])  # bits survive (NaN payloads too)
+            pack(struct.unpack(">d", bytes.fromhex(v["bits"]))[0])  # bits survive (NaN payloads too)
         elif t == "str":
-            out += p.pack(v["value"])
+            pack(v["value"])
         elif t == "bin":
-            out += p.pack(bytes.fromhex(v["hex"]))
+            pack(bytes.fromhex(v["hex"]))
         elif t == "array":
-            out += p.pack_array_header(len(v["items"]))
+            p.pack_array_header(len(v["items"]))
             encode_values(p, v["items"], out)
         elif t == "map":
-            out += p.pack_map_header(len(v["entries"]))
+            p.pack_map_header(len(v["entries"]))
             encode_values(p, itertools.chain.from_iterable(v["entries"]), out)   # key, value, key, value, ...
         elif t == "ext":
             encode_ext(p, v["code"], bytes.fromhex(v["hex"]), out)
@@ -85,7 +95,7 @@ def encode_values(p, values, out):
 def encode_ext(p, code, payload, out):
     check(-128 <= code <= 127, "unrepresentable", f"ext code {code} outside -128..127")
     if code >= 0:
-        out += p.pack(msgpack.ExtType(code, payload))
+        p.pack(msgpack.ExtType(code, payload))
         return
     # Raw: ExtType only takes codes 0..127. Same container choice as the library's (fixext for 1/2/4/8/16,
     # else the smallest of ext8/16/32).
@@ -100,7 +110,7 @@ def encode_ext(p, code, payload, out):
     else:
         check(n < 2**32, "unrepresentable", "ext payload longer than ext32 allows")
         head = struct.pack(">BI", 0xc9, n)
-    out += head + struct.pack(">b", code) + payload
+    raw_write(p, out, head + struct.pack(">b", code) + payload)
 
 # ---------------------------------------------------------------- decode
 
