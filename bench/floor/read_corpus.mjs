@@ -1,6 +1,10 @@
-// Floor for the JS runner: bare Node starting and parsing every corpus file once.
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+// Floor for the JS runner: bare Node starting and parsing every corpus file once. node:fs and node:path come
+// through require, as the runner loads its modules (importing node:fs builds an ES module facade of all of fs).
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const { readdirSync, readFileSync } = require("node:fs");
+const { join } = require("node:path");
 
 const dir = process.argv[2];
 let count = 0;
