@@ -90,8 +90,9 @@ def parser():
     v.add_argument("--no-matrix", action="store_true",
                    help="skip the producer x consumer matrix (each runner decoding the others' encode output)")
     v.add_argument("--require", action="append", default=[], metavar="KEY=VALUE,...",
-                   help="capabilities every runner must claim, e.g. era=3.0,format=binary-tuple,op=encode "
-                        "or format=* (every format of the protocol schema; repeatable); ops outside a runner's claims are 'unclaimed', which alone does not fail")
+                   help="capabilities every runner must claim, e.g. era=3.0,format=binary-tuple,op=encode or "
+                        "format=* (every format of the protocol schema; repeatable); ops outside a runner's claims "
+                        "are 'unclaimed', which alone does not fail")
     v.add_argument("--max-diagnoses", type=_number(int, 0, 1_000_000), default=20, metavar="N",
                    help="full diagnoses printed per runner; the rest are one line each (default 20)")
     j = sub.add_parser("report-journal", help="rebuild report.json and junit.xml from a killed run's verdicts.jsonl")

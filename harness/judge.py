@@ -112,8 +112,9 @@ def _exact_pass(op, rid, line):
     rid_text = str(rid).encode()
     if op.name in ("reject", "reject-encode"):
         ((error_class, outcome),) = forms
-        _remember(op, (rid, (), outcome, _id_first_head(error_class, rid_text)))
-        return _exact_rejection(forms, rid_text, line)
+        head = _id_first_head(error_class, rid_text)
+        _remember(op, (rid, (), outcome, head))
+        return _exact_rejection(error_class, outcome, head, rid_text, line)
     for head, tail, outcome in forms:
         if (len(line) == len(head) + len(rid_text) + len(tail) and line.endswith(tail) and line.startswith(head)
                 and line[len(head):len(head) + len(rid_text)] == rid_text):
@@ -146,11 +147,10 @@ _STRING_BODY = re.compile(rb'(?:[^"\\\x00-\x1f]|\\["\\/bfnrt]|\\u[0-9a-fA-F]{4})
 _PLAIN_STRING_BODY = re.compile(rb'[^"\\\x00-\x1f]*')
 
 
-def _exact_rejection(forms, rid_text, line):
+def _exact_rejection(error_class, outcome, id_first_head, rid_text, line):
     """An error answer of the expected class, its message any JSON string, written compactly (keys in the
-    protocol's order, or sorted): the pass Outcome, else None."""
-    ((error_class, outcome),) = forms
-    if (_message_between(line, _id_first_head(error_class, rid_text), _ID_FIRST_TAIL)
+    protocol's order, from id_first_head, or sorted): outcome, else None."""
+    if (_message_between(line, id_first_head, _ID_FIRST_TAIL)
             or _message_between(line, b'{"error":{"class":' + error_class + b',"message":"',
                                 b'"},"id":' + rid_text + b"}")):
         return outcome
@@ -197,10 +197,10 @@ def _forms(op, sorted_too):
                  (b'{"hex":"' + canonical + b'","id":', b"}", outcome)]
     elif op.name in ("reject", "reject-encode"):
         forms = [(_compact_json(vector["error"]).encode(), _pass_outcome(op))]
-    elif op.cmd == "decode" and sorted_too:     # kept even when it is the same text: two forms say it was made
-        forms = _decode_forms(values_of(vector)) + _sorted_forms(values_of(vector))
     elif op.cmd == "decode":
-        forms = _decode_forms(values_of(vector))
+        values = values_of(vector)
+        # The sorted form is kept even when it is the same text: two forms say it was made.
+        forms = _decode_forms(values) + _sorted_forms(values) if sorted_too else _decode_forms(values)
     return forms
 
 
