@@ -44,19 +44,15 @@ final class Hex {
         }
     }
 
-    /** Read from the text's Latin-1 bytes (one copy; a char beyond Latin-1 becomes '?', not a digit). */
+    /** Read from the text's chars (a char beyond Latin-1 is no digit). */
     static byte[] parse(String text) {
         if (text.length() % 2 != 0) {
             throw new IllegalArgumentException("odd-length hex");
         }
-        byte[] digits = text.getBytes(StandardCharsets.ISO_8859_1);
-        byte[] bytes = new byte[digits.length / 2];
-        for (int i = 0; i < bytes.length; i++) {
-            int b = pair(digits[2 * i] & 0xff, digits[2 * i + 1] & 0xff);
-            if (b < 0) {
-                throw new IllegalArgumentException("not a hex digit: " + text.substring(2 * i, 2 * i + 2));
-            }
-            bytes[i] = (byte) b;
+        byte[] bytes = new byte[text.length() / 2];
+        int bad = decode(text.toCharArray(), 0, bytes);
+        if (bad >= 0) {
+            throw new IllegalArgumentException("not a hex digit: " + text.substring(2 * bad, 2 * bad + 2));
         }
         return bytes;
     }
@@ -67,14 +63,19 @@ final class Hex {
             return null;
         }
         byte[] bytes = new byte[length / 2];
-        for (int i = 0; i < bytes.length; i++) {
+        return decode(digits, offset, bytes) < 0 ? bytes : null;
+    }
+
+    /** Fills out from the hex digits at offset: -1, or the index of the first pair that is not two digits. */
+    private static int decode(char[] digits, int offset, byte[] out) {
+        for (int i = 0; i < out.length; i++) {
             int b = pair(digits[offset + 2 * i], digits[offset + 2 * i + 1]);
             if (b < 0) {
-                return null;
+                return i;
             }
-            bytes[i] = (byte) b;
+            out[i] = (byte) b;
         }
-        return bytes;
+        return -1;
     }
 
     /** The byte two hex digits (char values) stand for, or a negative number if either is not one. */
