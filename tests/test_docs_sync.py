@@ -265,3 +265,21 @@ def test_the_failure_example_is_real_output(tmp_path):
         README.write_text(page[:m.start(3)] + run.stdout + page[m.end(3):])
         pytest.skip("README's failure example rewritten")
     assert run.stdout == m.group(3), "README's failure example is not what the command prints today"
+
+
+def test_the_readme_names_every_verdict_and_op():
+    from harness import results
+    verdicts = flat(text(README).split("\nVerdicts: ", 1)[1].split("\n\n", 1)[0])
+    for verdict in results.ORDER:
+        assert f"`{verdict}`" in verdicts, f"README's Verdicts paragraph does not name `{verdict}`"
+    operations = flat(text(README).split("\nThe operations are ", 1)[1].split("\n\n", 1)[0])
+    named = set(re.findall(r"`([a-z-]+(?:\[<label>\])?)` \(", operations))
+    made = {re.sub(r"\[.*\]", "[<label>]", op.name) for v in corpus() for op in ops.ops_for(v)}
+    assert named == made, f"README's operations {sorted(named)}, the harness's {sorted(made)}"
+
+
+def test_every_path_of_the_readme_layout_exists():
+    rows = re.findall(r"^\| `([^`]+)` \|", section(text(README), "Layout"), re.M)
+    assert len(rows) >= 15
+    for path in rows:
+        assert list(REPO.glob(path.replace("<name>", "*").rstrip("/"))), f"README's Layout names {path}"
