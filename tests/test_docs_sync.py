@@ -234,6 +234,10 @@ def test_the_verify_example_counts_are_the_corpus_s():
         total += int(passed) + int(xfailed or 0) + int(info)
     closing = re.search(r"^(\d+) passed, 0 failed$", block, re.M)
     assert closing and int(closing.group(1)) == total
+    harness = "".join(p.read_text() for p in (REPO / "harness").glob("*.py"))
+    for line in block.splitlines():
+        if line.endswith(" ...") and line != "...":
+            assert line[:-4] in harness, f"README's example line is not the harness's: {line}"
 
 
 def listed_ops(name, vector_ops):
@@ -283,3 +287,21 @@ def test_every_path_of_the_readme_layout_exists():
     assert len(rows) >= 15
     for path in rows:
         assert list(REPO.glob(path.replace("<name>", "*").rstrip("/"))), f"README's Layout names {path}"
+
+
+def slug(heading):
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces as '-'."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_every_relative_link_of_the_docs_resolves():
+    for path in DOCS:
+        for target in re.findall(r"\]\(([^)\s]+)\)", text(path)):
+            if re.match(r"[a-z]+:", target):
+                continue
+            file, _, anchor = target.partition("#")
+            linked = (path.parent / file).resolve() if file else path
+            assert linked.exists(), f"{path.name} links to {target}: no such file"
+            if anchor:
+                headings = re.findall(r"^#+ (.+)$", linked.read_text(), re.M)
+                assert anchor in {slug(h) for h in headings}, f"{path.name} links to {target}: no such heading"
