@@ -10,7 +10,7 @@ const STATE_TEXT = {pass: "✓ pass", info: "i info", xfail: "≈ expected failu
 const VERDICT_STATE = {pass: "pass", info: "info", xfail: "xfail", fail: "fail", xpass: "fail", skip: "fail",
                        crash: "crash", timeout: "crash", "protocol-error": "crash", abandoned: "crash", fault: "crash",
                        unclaimed: "unclaimed"};
-const SEVERITY = ["crash", "fail", "xfail", "unclaimed", "info", "pass"];
+const SEVERITY = ["crash", "fail", "xfail", "unclaimed", "pass", "info"];     // as dashboard/status.py
 
 // el("td", {class: "x", onclick: f}, child, "text", ...): a DOM element; text is never parsed as HTML.
 function el(tag, attrs, ...children) {
@@ -51,14 +51,18 @@ function table(t, head, rows, rowheadFirst) {
 // ---------- header, runners ----------
 function renderHeader() {
   const m = DATA.meta, t = m.totals;
-  const bad = t.failed > 0;
-  $("overall").className = "chip " + (bad ? "fail" : "pass");
-  $("overall").textContent = bad ? `✗ ${t.failed} failing` : `✓ all ${t.passed} passing`;
+  const bad = t.failed > 0, idle = DATA.runners.every(r => r.nothing_checked);
+  // Every verdict kind counted apart (pass, info, xfail, unclaimed, ...), over all runners.
+  const all = {};
+  for (const r of DATA.runners) for (const [k, n] of Object.entries(r.counts)) all[k] = (all[k] || 0) + n;
+  $("overall").className = "chip " + (bad ? "fail" : idle ? "unclaimed" : "pass");
+  $("overall").textContent = bad ? `✗ ${t.failed} failing` : idle ? "∅ nothing checked (all unclaimed)" :
+    `✓ none failing: ${countsText(all)}`;
   const sel = m.selection;
   $("meta").textContent = `Corpus ${m.corpus_version} · registry ${m.registry_version} · harness ${m.harness_version}` +
     ` · report written ${m.timestamp} · ${sel.vectors} vectors, ${sel.ops} operations per runner` +
     (sel.full ? " (whole corpus)" : ` (selection: ${[...sel.cases, ...sel.patterns].join(", ")})`) +
-    ` · ${t.passed} passed, ${t.failed} failed` + (t.unclaimed ? `, ${t.unclaimed} unclaimed` : "");
+    ` · ${countsText(all)}`;
 }
 
 function renderRunners() {
@@ -70,6 +74,7 @@ function renderRunners() {
       el("th", {class: "rowhead"}, r.name),
       el("td", {}, chip(r.failing ? (r.state === "crash" ? "crash" : "fail") : r.state,
                         r.start_error ? "‼ did not start" : r.failing ? `✗ ${r.failing} failing` :
+                        r.nothing_checked ? "∅ nothing checked (all unclaimed)" :
                         r.state === "unclaimed" ? "✓ pass (part unclaimed)" : STATE_TEXT[r.state])),
       el("td", {}, r.language ?? "—"),
       el("td", {}, [r.library, r.library_version].filter(Boolean).join(" ") || "—"),
