@@ -1,10 +1,31 @@
 "use strict";
-// The dashboard's behaviour: renders every section from the inlined page data (built by dashboard/model.py),
-// and opens a vector's detail for the URL fragment #vector=<id>, so a link or a click shows one vector.
+// The dashboard's behaviour: renders every section from the inlined page data (built by dashboard/model.py,
+// packed by dashboard/page.py), and opens a vector's detail for the URL fragment #vector=<id>, so a link or a
+// click shows one vector. A vector's detail is parsed from its own line of the data when it is first opened.
 
-const DATA = JSON.parse(document.getElementById("report-data").textContent);
-const RUNNERS = DATA.runners.map(r => r.name);
-const VECTORS = new Map(DATA.vectors.map(v => [v.id, v]));
+let DATA, RUNNERS, VECTORS, LINES, UNREAD;
+
+// The inlined data: base64 of gzip of one JSON line (what every section draws) and one line per vector's detail.
+async function loadData() {
+  const text64 = atob(document.getElementById("report-data").textContent.trim());
+  const packed = new Uint8Array(text64.length);
+  for (let i = 0; i < text64.length; i++) packed[i] = text64.charCodeAt(i);
+  const text = await new Response(new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+  LINES = text.split("\n");
+  DATA = JSON.parse(LINES[0]);
+  RUNNERS = DATA.runners.map(r => r.name);
+  VECTORS = new Map(DATA.vectors.map(v => [v.id, v]));
+  UNREAD = new Map(DATA.vectors.map((v, i) => [v.id, i + 1]));    // vector id -> its detail line, until parsed
+}
+// A vector whole (its list row and its detail), or undefined; the detail line is parsed on first use.
+function vectorDetail(id) {
+  const line = UNREAD.get(id);
+  if (line !== undefined) {
+    Object.assign(VECTORS.get(id), JSON.parse(LINES[line]));
+    UNREAD.delete(id);
+  }
+  return VECTORS.get(id);
+}
 const STATE_TEXT = {pass: "✓ pass", info: "i info", xfail: "≈ expected failure", fail: "✗ fail",
                     crash: "‼ crash", unclaimed: "∅ unclaimed", none: "– not run"};
 const VERDICT_STATE = {pass: "pass", info: "info", xfail: "xfail", fail: "fail", xpass: "fail", skip: "fail",
@@ -41,6 +62,12 @@ function countsText(counts) {
 function worst(states) {
   for (const s of SEVERITY) if (states.includes(s)) return s;
   return "none";
+}
+// <details> whose content is made when it is first opened (a rule's list of thousands of vector links).
+function lazyDetails(summary, content) {
+  const d = el("details", {}, el("summary", {}, summary));
+  d.addEventListener("toggle", () => { if (d.open && d.children.length === 1) d.append(...[content()].flat(Infinity)); });
+  return d;
 }
 function table(t, head, rows, rowheadFirst) {
   t.replaceChildren(el("thead", {}, el("tr", {}, head.map((h, i) =>
@@ -234,7 +261,7 @@ function openVector(id) {
   if (location.hash !== want) location.hash = want; else renderDetail(id);
 }
 function renderDetail(id) {
-  const v = VECTORS.get(id);
+  const v = vectorDetail(id);
   const body = $("detail-body");
   $("detail-title").textContent = id;
   $("detail").hidden = false;
@@ -280,8 +307,8 @@ function renderRules() {
     el("th", {class: "rowhead mono"}, r.id),
     el("td", {}, r.level ?? "—"),
     el("td", {}, r.title, r.registered ? null : [" ", chip("fail", "✗ not in registry")]),
-    el("td", {}, r.vectors.length ? el("details", {}, el("summary", {}, `${r.vectors.length} vectors`),
-        r.vectors.map((id, i) => [i ? ", " : "", vectorLink(id)])) : chip("fail", "✗ NO VECTOR")),
+    el("td", {}, r.vectors.length ? lazyDetails(`${r.vectors.length} vectors`,
+        () => r.vectors.map((id, i) => [i ? ", " : "", vectorLink(id)])) : chip("fail", "✗ NO VECTOR")),
     RUNNERS.map(name => {
       const s = r.state[name];
       return el("td", {title: countsText(s.counts)}, chip(s.state, STATE_TEXT[s.state].split(" ")[0] + " " +
@@ -377,7 +404,8 @@ function route() {
   }
 }
 
-function init() {
+async function init() {
+  await loadData();
   renderHeader();
   renderRunners();
   renderMatrix();
@@ -402,4 +430,8 @@ function init() {
   route();
   document.body.setAttribute("data-ready", "1");
 }
-init();
+init().catch(e => {
+  document.getElementById("meta").textContent = "This page could not read its data (" + e + "); it needs a " +
+    "browser with DecompressionStream (Chrome 80, Firefox 113, Safari 16.4 or later).";
+  throw e;
+});
