@@ -23,6 +23,8 @@ from harness.text import clean
 PROTOCOL = 1
 MAX_FAULTS = 5          # crashes or timeouts in a row before a runner is given up (--max-faults)
 WINDOW_BYTES = 8 << 20  # unanswered request bytes past which no more requests are sent (one at least)
+STRAY_GRACE = 1.0       # seconds to wait for the line after a blank stray line (what the runner meant to print)
+STRAY_LOOKAHEAD = 20    # blank lines read past one before giving up on finding its text
 
 
 class StartError(Exception):
@@ -229,11 +231,12 @@ class Session:
         outcome = exact_pass(op, rid, line)     # the expected answer, written compactly: no parse needed
         if outcome is not None:
             return None, outcome
-        problem = None
+        problem, shown = None, None
         try:
             message = json.loads(line)
         except (ValueError, RecursionError) as e:   # not JSON, not UTF-8, too deep, an int too long to read
-            problem = f"stdout line is not JSON ({_first_line(e)}): {clean_line(line)}"
+            shown = self._stray(line)
+            problem = f"stdout line is not JSON ({_first_line(e)}): {shown(200)}"
         else:
             if not isinstance(message, dict) or message.get("id") != rid:
                 got = message.get("id") if isinstance(message, dict) else None
@@ -252,7 +255,21 @@ class Session:
             return None, judge(op, message)
         self.proc.kill()
         return Outcome("protocol-error", problem,
-                       [f"line: {clean_line(line, 2000)}"] + self._stderr("runner stderr")), None
+                       [f"line: {shown(2000) if shown else clean_line(line, 2000)}"] + self._stderr("runner stderr")), None
+
+    def _stray(self, line):
+        """limit -> the text of a stray stdout line. A blank one says nothing: it is shown with the first non-blank
+        line after it (a runner's print or warning that went to stdout), read within STRAY_GRACE."""
+        if not isinstance(line, bytes) or line.strip():
+            return lambda limit: clean_line(line, limit)
+        deadline = time.monotonic() + STRAY_GRACE
+        for _ in range(STRAY_LOOKAHEAD):
+            after = self.proc.read_line(deadline)
+            if not isinstance(after, bytes):
+                break
+            if after.strip():
+                return lambda limit: f"a blank line, then: {clean_line(after, limit)}"
+        return lambda limit: "a blank line (nothing printed after it)"
 
     def _stderr(self, title):
         tail = self.proc.stderr_text() if self.proc else []
