@@ -1,0 +1,60 @@
+"""The Python package (packages/python): the wheel built by make packages installs into a scratch venv (system
+packages visible, nothing from an index) and a consumer's pytest there loads the corpus, counts it against the
+manifest, decodes ten vectors, reads the shared skip file as the harness does and gets the tamper refusal."""
+import os
+import subprocess
+import tarfile
+import zipfile
+
+import pytest
+
+from package_fixtures import packages_helper
+
+PY = "/usr/bin/python3"
+CONSUMER = packages_helper.REPO / "packages" / "python" / "consumer" / "test_consumer.py"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    out = packages_helper.artifact(tmp_path_factory, "python")
+    return packages_helper.stage(tmp_path_factory), out
+
+
+def _one(out, pattern):
+    found = sorted(out.glob(pattern))
+    assert len(found) == 1, f"{out}: expected one {pattern}, found {[p.name for p in found]}"
+    return found[0]
+
+
+def test_wheel_and_sdist_carry_the_stage_byte_for_byte(built):
+    stage, out = built
+    version = (stage / "VERSION").read_text().strip()
+    wheel = _one(out, f"ignite_wire_corpus-{version}-py3-none-any.whl")
+    sdist = _one(out, f"ignite-wire-corpus-{version}.tar.gz")
+    corpus = {p.name: p.read_bytes() for p in (stage / "vectors").iterdir()}
+    with zipfile.ZipFile(wheel) as z:
+        in_wheel = {n.rsplit("/", 1)[1]: z.read(n) for n in z.namelist() if n.startswith("ignite_wire_corpus/vectors/")}
+    with tarfile.open(sdist) as t:
+        prefix = f"ignite-wire-corpus-{version}/src/ignite_wire_corpus/vectors/"
+        in_sdist = {m.name[len(prefix):]: t.extractfile(m).read() for m in t.getmembers() if m.name.startswith(prefix)}
+    assert in_wheel == corpus and in_sdist == corpus
+
+
+def test_a_consumer_venv_installs_the_wheel_and_its_tests_pass(built, tmp_path):
+    stage, out = built
+    expected = tmp_path / "expected.json"
+    packages_helper.expectations(stage, tmp_path)
+    venv = tmp_path / "venv"
+    subprocess.run([PY, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True)
+    py = str(venv / "bin" / "python")
+    env = dict(os.environ, VIRTUAL_ENV=str(venv), IWC_EXPECTED=str(expected), PIP_DISABLE_PIP_VERSION_CHECK="1",
+               PYTHONDONTWRITEBYTECODE="1")
+    subprocess.run([py, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", str(_one(out, "*.whl"))],
+                   check=True, env=env)
+    project = tmp_path / "consumer"
+    project.mkdir()
+    (project / "test_consumer.py").write_text(CONSUMER.read_text())
+    r = subprocess.run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", str(project)],
+                       cwd=project, env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "7 passed" in r.stdout, r.stdout
