@@ -75,20 +75,20 @@ def make_stage(tarball, stage):
     return stage
 
 
-def build_one(eco, stage, out):
+def build_one(eco, stage, out, packages=HERE):
     """Runs packages/<eco>/build.sh into a fresh out directory; returns the files it wrote."""
-    script = HERE / eco / "build.sh"
+    script = packages / eco / "build.sh"
     if not script.is_file():
-        raise BuildError(f"no {script.relative_to(ROOT)} (have: {', '.join(ecosystems())})")
+        raise BuildError(f"no {script} (have: {', '.join(ecosystems())})")
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
     rc = subprocess.call(["bash", str(script), str(stage.resolve()), str(out.resolve())], cwd=ROOT)
     if rc != 0:
-        raise BuildError(f"{script.relative_to(ROOT)} failed (exit {rc}); its output is above")
+        raise BuildError(f"{script} failed (exit {rc}); its output is above")
     files = sorted(p for p in out.rglob("*") if p.is_file())
     if not files:
-        raise BuildError(f"{script.relative_to(ROOT)} exited 0 but wrote nothing into {out}")
+        raise BuildError(f"{script} exited 0 but wrote nothing into {out}")
     return files
 
 
