@@ -51,17 +51,45 @@ def test_the_types_declare_what_the_module_exports():
     assert set(r.stdout.split()) == declared
 
 
-def test_a_consumer_project_installs_the_tarball_and_its_tests_pass(built, tmp_path):
+@pytest.fixture(scope="module")
+def consumer(built, tmp_path_factory):
+    """A scratch project with the tarball installed offline (npm install of the file, nothing fetched)."""
     stage, tarball = built
-    packages_helper.expectations(stage, tmp_path)
-    project = tmp_path / "consumer"
+    where = tmp_path_factory.mktemp("npm-consumer")
+    packages_helper.expectations(stage, where)
+    project = where / "project"
     project.mkdir()
     (project / "package.json").write_text(json.dumps({"name": "consumer", "private": True, "type": "module"}))
-    shutil.copy(NPM / "consumer" / "consumer.test.mjs", project)
-    env = dict(os.environ, IWC_EXPECTED=str(tmp_path / "expected.json"), npm_config_cache=str(tmp_path / "npm-cache"),
+    for f in (NPM / "consumer").iterdir():
+        shutil.copy(f, project)
+    env = dict(os.environ, IWC_EXPECTED=str(where / "expected.json"), npm_config_cache=str(where / "npm-cache"),
                npm_config_update_notifier="false", npm_config_fund="false", npm_config_audit="false")
     subprocess.run([_tool("npm"), "install", "--offline", "--silent", str(tarball)], cwd=project, env=env, check=True)
-    r = subprocess.run([_tool("node"), "--test", "consumer.test.mjs"], cwd=project, env=env,
-                       capture_output=True, text=True)
+    return project, env
+
+
+def _node_test(consumer, test_file, **env):
+    project, base_env = consumer
+    return subprocess.run([_tool("node"), "--test", test_file], cwd=project, env=dict(base_env, **env),
+                          capture_output=True, text=True)
+
+
+def _summary(r, key):
+    return int(re.search(rf"^# {key} (\d+)$", r.stdout, re.M).group(1))
+
+
+def test_a_consumer_project_installs_the_tarball_and_its_tests_pass(consumer):
+    r = _node_test(consumer, "consumer.test.mjs")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert re.search(r"^# pass 7$", r.stdout, re.M) and re.search(r"^# fail 0$", r.stdout, re.M), r.stdout
+    assert (_summary(r, "pass"), _summary(r, "fail")) == (7, 0), r.stdout
+
+
+def test_the_unit_route_example_runs_with_the_shared_skip_file(built, consumer):
+    """docs/add-your-client.md's JavaScript example: every int decode op passes but those skips.txt lists, which
+    pass too and so fail (the gate's xpass)."""
+    passing, listed = packages_helper.unit_route_counts(built[0])
+    r = _node_test(consumer, "unit-route.test.mjs", SKIP_FILE=str(packages_helper.TESTDATA / "skips.txt"))
+    assert (_summary(r, "pass"), _summary(r, "fail")) == (passing, listed), r.stdout[-3000:] + r.stderr
+    failed = re.findall(r"^not ok \d+ - (.*)$", r.stdout, re.M)
+    assert len(failed) == listed and all(f.startswith("int.fixint.p1 decode") for f in failed), failed
+    assert r.stdout.count("listed as failing (exact id,") == listed

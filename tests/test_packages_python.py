@@ -11,7 +11,7 @@ import pytest
 from package_fixtures import packages_helper
 
 PY = "/usr/bin/python3"
-CONSUMER = packages_helper.REPO / "packages" / "python" / "consumer" / "test_consumer.py"
+CONSUMER_DIR = packages_helper.REPO / "packages" / "python" / "consumer"
 
 
 @pytest.fixture(scope="module")
@@ -40,21 +40,43 @@ def test_wheel_and_sdist_carry_the_stage_byte_for_byte(built):
     assert in_wheel == corpus and in_sdist == corpus
 
 
-def test_a_consumer_venv_installs_the_wheel_and_its_tests_pass(built, tmp_path):
+@pytest.fixture(scope="module")
+def consumer(built, tmp_path_factory):
+    """A scratch venv (system packages visible: pytest, msgpack) with the wheel installed from the file alone."""
     stage, out = built
-    expected = tmp_path / "expected.json"
-    packages_helper.expectations(stage, tmp_path)
-    venv = tmp_path / "venv"
+    where = tmp_path_factory.mktemp("python-consumer")
+    packages_helper.expectations(stage, where)
+    venv = where / "venv"
     subprocess.run([PY, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True)
+    env = dict(os.environ, VIRTUAL_ENV=str(venv), IWC_EXPECTED=str(where / "expected.json"),
+               PIP_DISABLE_PIP_VERSION_CHECK="1", PYTHONDONTWRITEBYTECODE="1")
     py = str(venv / "bin" / "python")
-    env = dict(os.environ, VIRTUAL_ENV=str(venv), IWC_EXPECTED=str(expected), PIP_DISABLE_PIP_VERSION_CHECK="1",
-               PYTHONDONTWRITEBYTECODE="1")
     subprocess.run([py, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", str(_one(out, "*.whl"))],
                    check=True, env=env)
-    project = tmp_path / "consumer"
+    project = where / "project"
     project.mkdir()
-    (project / "test_consumer.py").write_text(CONSUMER.read_text())
-    r = subprocess.run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", str(project)],
-                       cwd=project, env=env, capture_output=True, text=True)
+    return py, env, project
+
+
+def _pytest(consumer, test_file, **env):
+    py, base_env, project = consumer
+    (project / test_file).write_text((CONSUMER_DIR / test_file).read_text())
+    return subprocess.run([py, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "-rfE", test_file],
+                          cwd=project, env=dict(base_env, **env), capture_output=True, text=True)
+
+
+def test_a_consumer_venv_installs_the_wheel_and_its_tests_pass(consumer):
+    r = _pytest(consumer, "test_consumer.py")
     assert r.returncode == 0, r.stdout + r.stderr
     assert "7 passed" in r.stdout, r.stdout
+
+
+def test_the_unit_route_example_runs_with_the_shared_skip_file(built, consumer):
+    """docs/add-your-client.md's Python example: every int decode op passes but those skips.txt lists, which
+    pass too and so fail as strict xfails (the gate's xpass)."""
+    passing, listed = packages_helper.unit_route_counts(built[0])
+    r = _pytest(consumer, "test_unit_route.py", SKIP_FILE=str(packages_helper.TESTDATA / "skips.txt"))
+    assert f"{listed} failed, {passing} passed" in r.stdout, r.stdout + r.stderr
+    failed = [line for line in r.stdout.splitlines() if line.startswith("FAILED")]
+    assert len(failed) == listed and all("[int.fixint.p1 decode" in f for f in failed), failed
+    assert r.stdout.count("[XPASS(strict)] exact id,") == listed, r.stdout

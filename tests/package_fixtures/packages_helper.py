@@ -125,3 +125,17 @@ def expectations(stage_dir, where):
     }
     (where / "expected.json").write_text(json.dumps(expected, indent=1), encoding="utf-8")
     return expected
+
+
+def unit_route_counts(stage_dir):
+    """(passing, listed) decode ops of the int family's value vectors for the unit-route examples run with
+    packages/testdata/skips.txt: listed ops are the ones the harness's matcher gives a reason (they pass, so a
+    strict example fails them: the gate's xpass)."""
+    from harness import expectations
+    index = expectations.Index(expectations.parse(TESTDATA / "skips.txt"))
+    data = json.loads((stage_dir / "vectors" / "int.json").read_bytes())
+    ops = [(v, op) for v in data["vectors"] if v["kind"] == "value"
+           for op in ["decode"] + [f"decode[{x['label']}]" for x in v["variants"]]]
+    listed = sum(1 for v, op in ops
+                 if index.hits(v["id"], op, {"family": data["family"], "era": v["era"], "format": "msgpack"}))
+    return len(ops) - listed, listed
