@@ -3,6 +3,7 @@ hash, a tarball that is not the release or holds a tampered corpus is refused, a
 with its name; packages/testdata/skips-expected.json is what the harness's matcher says today."""
 import hashlib
 import io
+import re
 import subprocess
 import tarfile
 
@@ -63,3 +64,20 @@ def test_the_skip_expectations_are_what_the_harness_says():
     r = subprocess.run(["/usr/bin/python3", str(packages_helper.TESTDATA / "make_skips_expected.py"), "--check"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+
+
+def test_the_skip_file_doc_shows_the_testdata_skip_file():
+    doc = (packages_helper.REPO / "docs" / "skip-file.md").read_text()
+    example = doc.split("## Example", 1)[1].split("```\n", 2)[1]
+    entries = [line for line in (packages_helper.TESTDATA / "skips.txt").read_text().splitlines()
+               if line and not line.startswith("#")]
+    assert example.splitlines() == entries
+
+
+def test_the_unit_test_route_quotes_the_examples_the_package_tests_run():
+    doc = (packages_helper.REPO / "docs" / "add-your-client.md").read_text()
+    section = doc.split("\n## The unit-test route\n", 1)[1].split("\n## ", 1)[0]
+    for fence, example in (("python", "python/consumer/test_unit_route.py"), ("js", "npm/consumer/unit-route.test.mjs")):
+        lines = set((packages_helper.REPO / "packages" / example).read_text().splitlines())
+        [block] = re.findall(rf"```{fence}\n(.*?)```", section, re.S)
+        assert [line for line in block.splitlines() if line not in lines] == [], example
