@@ -3,6 +3,7 @@ hash, a tarball that is not the release or holds a tampered corpus is refused, a
 with its name; packages/testdata/skips-expected.json is what the harness's matcher says today."""
 import hashlib
 import io
+import json
 import re
 import subprocess
 import tarfile
@@ -81,3 +82,9 @@ def test_the_unit_test_route_quotes_the_examples_the_package_tests_run():
         lines = set((packages_helper.REPO / "packages" / example).read_text().splitlines())
         [block] = re.findall(rf"```{fence}\n(.*?)```", section, re.S)
         assert [line for line in block.splitlines() if line not in lines] == [], example
+
+
+def test_the_readme_names_the_corpus_and_spec_version_the_packages_carry():
+    registry = json.loads((packages_helper.REPO / "schema" / "registry.json").read_text())
+    readme = (packages_helper.REPO / "packages" / "README.md").read_text()
+    assert f"**corpus {registry['corpus_version']} (spec {registry['spec_version']})**" in readme
