@@ -17,17 +17,12 @@ JACKSON = [f"{SHARE}/jackson-databind.jar", f"{SHARE}/jackson-core.jar", f"{SHAR
 POM = "{http://maven.apache.org/POM/4.0.0}"
 
 
-def _tool(name):
-    path = shutil.which(name)
-    assert path, f"{name} is missing: install a JDK 17+ (Debian: tools/need-deb openjdk-17-jdk-headless)"
-    return path
+JDK = "a JDK 17+ (Debian: tools/need-deb openjdk-17-jdk-headless)"
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    _tool("javac")
-    stage = packages_helper.stage(tmp_path_factory)
-    out = packages_helper.artifact(tmp_path_factory, "java")
+    stage, out = packages_helper.built(tmp_path_factory, "java", ["javac", "java"], JDK)
     name = f"ignite-wire-corpus-{(stage / 'VERSION').read_text().strip()}"
     assert sorted(p.name for p in out.iterdir()) == [f"{name}-sources.jar", f"{name}.jar", f"{name}.pom"]
     return stage, out, name
@@ -60,9 +55,9 @@ def test_a_consumer_with_the_jar_on_its_classpath_passes(built, tmp_path):
     (project / "classes").mkdir(parents=True)
     shutil.copy(CONSUMER, project)
     classpath = ":".join([str(out / f"{name}.jar")] + JACKSON)
-    subprocess.run([_tool("javac"), "--release", "17", "-encoding", "UTF-8", "-cp", classpath, "-d", "classes",
+    subprocess.run([packages_helper.tool("javac", JDK), "--release", "17", "-encoding", "UTF-8", "-cp", classpath, "-d", "classes",
                     "ConsumerTest.java"], cwd=project, check=True)
-    r = subprocess.run([_tool("java"), "-cp", f"classes:{classpath}", "ConsumerTest"], cwd=project, capture_output=True,
+    r = subprocess.run([packages_helper.tool("java", JDK), "-cp", f"classes:{classpath}", "ConsumerTest"], cwd=project, capture_output=True,
                        text=True, env={"IWC_EXPECTED": str(tmp_path / "expected.json"), "PATH": "/usr/bin:/bin"})
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.count("\nok ") + r.stdout.startswith("ok ") == 7, r.stdout

@@ -15,17 +15,12 @@ from package_fixtures import packages_helper
 NPM = packages_helper.REPO / "packages" / "npm"
 
 
-def _tool(name):
-    path = shutil.which(name)
-    assert path, f"{name} is missing: install Node.js 18+ and npm (Debian: tools/need-deb nodejs npm)"
-    return path
+NODE = "Node.js 18+ and npm (Debian: tools/need-deb nodejs npm)"
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    _tool("npm")
-    stage = packages_helper.stage(tmp_path_factory)
-    out = packages_helper.artifact(tmp_path_factory, "npm")
+    stage, out = packages_helper.built(tmp_path_factory, "npm", ["npm", "node"], NODE)
     version = (stage / "VERSION").read_text().strip()
     tarball = out / f"ignite-wire-corpus-{version}.tgz"
     assert sorted(p.name for p in out.iterdir()) == [tarball.name]
@@ -45,7 +40,7 @@ def test_the_tarball_carries_the_stage_byte_for_byte(built):
 
 def test_the_types_declare_what_the_module_exports():
     declared = set(re.findall(r"^export (?:declare )?(?:const|function|class) (\w+)", (NPM / "index.d.ts").read_text(), re.M))
-    r = subprocess.run([_tool("node"), "--input-type=module", "-e",
+    r = subprocess.run([packages_helper.tool("node", NODE), "--input-type=module", "-e",
                         f"console.log(Object.keys(await import({json.dumps(str(NPM / 'index.js'))})).join(' '))"],
                        capture_output=True, text=True, check=True)
     assert set(r.stdout.split()) == declared
@@ -55,8 +50,7 @@ def test_the_types_declare_what_the_module_exports():
 def consumer(built, tmp_path_factory):
     """A scratch project with the tarball installed offline (npm install of the file, nothing fetched)."""
     stage, tarball = built
-    where = tmp_path_factory.mktemp("npm-consumer")
-    packages_helper.expectations(stage, where)
+    where = packages_helper.consumer_dir(tmp_path_factory, stage, "npm")
     project = where / "project"
     project.mkdir()
     (project / "package.json").write_text(json.dumps({"name": "consumer", "private": True, "type": "module"}))
@@ -64,13 +58,13 @@ def consumer(built, tmp_path_factory):
         shutil.copy(f, project)
     env = dict(os.environ, IWC_EXPECTED=str(where / "expected.json"), npm_config_cache=str(where / "npm-cache"),
                npm_config_update_notifier="false", npm_config_fund="false", npm_config_audit="false")
-    subprocess.run([_tool("npm"), "install", "--offline", "--silent", str(tarball)], cwd=project, env=env, check=True)
+    subprocess.run([packages_helper.tool("npm", NODE), "install", "--offline", "--silent", str(tarball)], cwd=project, env=env, check=True)
     return project, env
 
 
 def _node_test(consumer, test_file, **env):
     project, base_env = consumer
-    return subprocess.run([_tool("node"), "--test", test_file], cwd=project, env=dict(base_env, **env),
+    return subprocess.run([packages_helper.tool("node", NODE), "--test", test_file], cwd=project, env=dict(base_env, **env),
                           capture_output=True, text=True)
 
 

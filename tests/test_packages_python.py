@@ -16,8 +16,8 @@ CONSUMER_DIR = packages_helper.REPO / "packages" / "python" / "consumer"
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    out = packages_helper.artifact(tmp_path_factory, "python")
-    return packages_helper.stage(tmp_path_factory), out
+    return packages_helper.built(tmp_path_factory, "python", [PY],
+                                 "Debian's python3 with python3-build, python3-venv and python3-pip (make setup-all)")
 
 
 def _one(out, pattern):
@@ -44,8 +44,7 @@ def test_wheel_and_sdist_carry_the_stage_byte_for_byte(built):
 def consumer(built, tmp_path_factory):
     """A scratch venv (system packages visible: pytest, msgpack) with the wheel installed from the file alone."""
     stage, out = built
-    where = tmp_path_factory.mktemp("python-consumer")
-    packages_helper.expectations(stage, where)
+    where = packages_helper.consumer_dir(tmp_path_factory, stage, "python")
     venv = where / "venv"
     subprocess.run([PY, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True)
     env = dict(os.environ, VIRTUAL_ENV=str(venv), IWC_EXPECTED=str(where / "expected.json"),

@@ -139,3 +139,24 @@ def unit_route_counts(stage_dir):
     listed = sum(1 for v, op in ops
                  if index.hits(v["id"], op, {"family": data["family"], "era": v["era"], "format": "msgpack"}))
     return len(ops) - listed, listed
+
+
+def tool(name, install):
+    """The path of a program the test needs; a missing one fails the test saying what to install."""
+    path = shutil.which(name)
+    assert path, f"{name} is missing: install {install}"
+    return path
+
+
+def consumer_dir(tmp_path_factory, stage_dir, eco):
+    """A fresh directory for eco's consumer project, with expected.json and tampered/ (expectations()) in it."""
+    where = tmp_path_factory.mktemp(f"{eco}-consumer")
+    expectations(stage_dir, where)
+    return where
+
+
+def built(tmp_path_factory, eco, tools, install):
+    """(stage, eco's out directory), after checking that the tools eco's build and consumer need are there."""
+    for name in tools:
+        tool(name, install)
+    return stage(tmp_path_factory), artifact(tmp_path_factory, eco)
