@@ -21,6 +21,7 @@ REPO = Path(__file__).resolve().parent.parent.parent
 TESTDATA = REPO / "packages" / "testdata"
 SAMPLES = 10        # vectors whose decoded bytes a consumer test checks
 TAMPERED_FILE = "int.json"
+MISSING_FILE, EXTRA_FILE = "bin.json", "zz-extra.json"
 # A query using every filter; expected.json's "filter" gives it with the count the stage holds.
 FILTER = {"family": "bt-decimal", "era": "3.0", "format": "object", "kind": "value", "rule": "BT-OBJECT-DECIMAL"}
 
@@ -79,13 +80,24 @@ def _byte_hex(v):
     return v.get("canonical", v.get("hex"))
 
 
+def _linked_copy(vectors, dest):
+    """dest/ with a hard link to every file of vectors/: regular files to every loader, no copying. A file to
+    change is unlinked first, so the stage stays as it is."""
+    dest.mkdir()
+    for f in vectors.iterdir():
+        os.link(f, dest / f.name)
+    return dest
+
+
 def expectations(stage_dir, where):
-    """Writes where/expected.json and where/tampered/ (a copy of the corpus with one changed file); returns the
+    """Writes where/expected.json, where/tampered/ (the corpus with one changed file) and where/partial/ (one file
+    missing, one extra; both hold hard links to the stage's unchanged files); returns the
     dict. Keys: version, spec_version, manifest_sha256, total; files {path: vectors} (the manifest's counts),
     families {family: vectors} and kinds {kind: vectors} (counted in the files); samples [{id, kind, hex, variants
     {label: hex}}] (hex: a value's canonical bytes, a decode-reject's bytes); filter {family, era, format, kind, rule,
     count} (a query with every filter and its count); skips (skips.txt's path), skip_cases
-    (skips-expected.json's cases); tampered {dir, file, expected, actual} (the changed file's sha256s)."""
+    (skips-expected.json's cases); tampered {dir, file, expected, actual} (the changed file's sha256s); partial
+    {dir, missing, extra} (file names)."""
     vectors = stage_dir / "vectors"
     manifest_bytes = (vectors / "manifest.json").read_bytes()
     manifest = json.loads(manifest_bytes)
@@ -104,10 +116,12 @@ def expectations(stage_dir, where):
     samples = [{"id": v["id"], "kind": v["kind"], "hex": _byte_hex(v),
                 "variants": {x["label"]: x["hex"] for x in v.get("variants", ())}}
                for v in with_bytes[step // 2::step][:SAMPLES]]
-    tampered = where / "tampered"
-    shutil.copytree(vectors, tampered)
+    tampered, partial = _linked_copy(vectors, where / "tampered"), _linked_copy(vectors, where / "partial")
+    (partial / MISSING_FILE).unlink()
+    (partial / EXTRA_FILE).write_text('{"vectors": []}\n')
     target = tampered / TAMPERED_FILE
     data = target.read_bytes()
+    target.unlink()
     digit = data.index(b'"', data.index(b":", data.index(b'"canonical"')) + 1) + 1    # a canonical's first digit
     changed = data[:digit] + (b"1" if data[digit:digit + 1] == b"0" else b"0") + data[digit + 1:]   # same size
     target.write_bytes(changed)
@@ -122,6 +136,7 @@ def expectations(stage_dir, where):
         "skip_cases": json.loads((TESTDATA / "skips-expected.json").read_text(encoding="utf-8"))["cases"],
         "tampered": {"dir": str(tampered), "file": TAMPERED_FILE,
                      "expected": hashlib.sha256(data).hexdigest(), "actual": hashlib.sha256(changed).hexdigest()},
+        "partial": {"dir": str(partial), "missing": MISSING_FILE, "extra": EXTRA_FILE},
     }
     (where / "expected.json").write_text(json.dumps(expected, indent=1), encoding="utf-8")
     return expected

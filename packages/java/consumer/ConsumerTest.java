@@ -135,5 +135,16 @@ public final class ConsumerTest {
             byte[] data = Files.readAllBytes(dir.resolve(t.get("file").asText()));
             check(HEX.formatHex(MessageDigest.getInstance("SHA-256").digest(data)).equals(t.get("actual").asText()), "tampered sha");
         });
+
+        test("a partial copy is refused naming the missing and the extra file", () -> {
+            JsonNode p = expected.get("partial");
+            try {
+                Corpus.load(Path.of(p.get("dir").asText()));
+                check(false, "no CorpusIntegrityException");
+            } catch (CorpusIntegrityException e) {
+                check(e.getMessage().contains(p.get("missing").asText() + ": missing")
+                    && e.getMessage().contains(p.get("extra").asText() + ": extra"), e.getMessage());
+            }
+        });
     }
 }

@@ -73,3 +73,9 @@ test('a tampered copy is refused', () => {
     && e.message.includes(`${t.file}: sha256 ${t.actual}`) && e.message.includes(t.expected));
   assert.equal(createHash('sha256').update(readFileSync(join(t.dir, t.file))).digest('hex'), t.actual);
 });
+
+test('a partial copy is refused naming the missing and the extra file', () => {
+  const p = EXPECTED.partial;
+  assert.throws(() => load(p.dir), (e) => e instanceof CorpusIntegrityError
+    && e.message.includes(`${p.missing}: missing`) && e.message.includes(`${p.extra}: extra`));
+});

@@ -68,3 +68,10 @@ def test_a_tampered_copy_is_refused():
         iwc.load(t["dir"])
     assert f"{t['file']}: sha256 {t['actual']}" in str(e.value) and t["expected"] in str(e.value)
     assert hashlib.sha256(open(os.path.join(t["dir"], t["file"]), "rb").read()).hexdigest() == t["actual"]
+
+
+def test_a_partial_copy_is_refused_naming_the_missing_and_the_extra_file():
+    p = EXPECTED["partial"]
+    with pytest.raises(iwc.CorpusIntegrityError) as e:
+        iwc.load(p["dir"])
+    assert f"{p['missing']}: missing" in str(e.value) and f"{p['extra']}: extra" in str(e.value)
