@@ -48,24 +48,31 @@ def test_the_types_declare_what_the_module_exports():
 
 @pytest.fixture(scope="module")
 def consumer(built, tmp_path_factory):
-    """A scratch project with the tarball installed offline (npm install of the file, nothing fetched)."""
+    """A scratch project with the tarball installed offline (npm install of the file, nothing fetched); made once
+    per session."""
     stage, tarball = built
-    where = packages_helper.consumer_dir(tmp_path_factory, stage, "npm")
-    project = where / "project"
-    project.mkdir()
-    (project / "package.json").write_text(json.dumps({"name": "consumer", "private": True, "type": "module"}))
-    for f in (NPM / "consumer").iterdir():
-        shutil.copy(f, project)
-    env = dict(os.environ, IWC_EXPECTED=str(where / "expected.json"), npm_config_cache=str(where / "npm-cache"),
-               npm_config_update_notifier="false", npm_config_fund="false", npm_config_audit="false")
-    subprocess.run([packages_helper.tool("npm", NODE), "install", "--offline", "--silent", str(tarball)], cwd=project, env=env, check=True)
-    return project, env
+
+    def env_of(where):
+        return dict(os.environ, IWC_EXPECTED=str(where / "expected.json"), npm_config_cache=str(where / "npm-cache"),
+                    npm_config_update_notifier="false", npm_config_fund="false", npm_config_audit="false")
+
+    def setup(where):
+        project = where / "project"
+        project.mkdir()
+        (project / "package.json").write_text(json.dumps({"name": "consumer", "private": True, "type": "module"}))
+        for f in (NPM / "consumer").iterdir():
+            shutil.copy(f, project)
+        subprocess.run([packages_helper.tool("npm", NODE), "install", "--offline", "--silent", str(tarball)],
+                       cwd=project, env=env_of(where), check=True)
+
+    where = packages_helper.consumer_dir(tmp_path_factory, stage, "npm", setup)
+    return where / "project", env_of(where)
 
 
 def _node_test(consumer, test_file, **env):
     project, base_env = consumer
-    return subprocess.run([packages_helper.tool("node", NODE), "--test", test_file], cwd=project, env=dict(base_env, **env),
-                          capture_output=True, text=True)
+    return subprocess.run([packages_helper.tool("node", NODE), "--test", test_file], cwd=project,
+                          env=dict(base_env, **env), capture_output=True, text=True)
 
 
 def _summary(r, key):

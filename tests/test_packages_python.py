@@ -42,19 +42,22 @@ def test_wheel_and_sdist_carry_the_stage_byte_for_byte(built):
 
 @pytest.fixture(scope="module")
 def consumer(built, tmp_path_factory):
-    """A scratch venv (system packages visible: pytest, msgpack) with the wheel installed from the file alone."""
+    """A scratch venv (system packages visible: pytest, msgpack) with the wheel installed from the file alone, and
+    a project directory; made once per session."""
     stage, out = built
-    where = packages_helper.consumer_dir(tmp_path_factory, stage, "python")
-    venv = where / "venv"
-    subprocess.run([PY, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True)
-    env = dict(os.environ, VIRTUAL_ENV=str(venv), IWC_EXPECTED=str(where / "expected.json"),
-               PIP_DISABLE_PIP_VERSION_CHECK="1", PYTHONDONTWRITEBYTECODE="1")
-    py = str(venv / "bin" / "python")
-    subprocess.run([py, "-m", "pip", "install", "--quiet", "--no-index", "--no-deps", str(_one(out, "*.whl"))],
-                   check=True, env=env)
-    project = where / "project"
-    project.mkdir()
-    return py, env, project
+
+    def env_of(where):
+        return dict(os.environ, VIRTUAL_ENV=str(where / "venv"), IWC_EXPECTED=str(where / "expected.json"),
+                    PIP_DISABLE_PIP_VERSION_CHECK="1", PYTHONDONTWRITEBYTECODE="1")
+
+    def setup(where):
+        subprocess.run([PY, "-m", "venv", "--system-site-packages", "--without-pip", str(where / "venv")], check=True)
+        subprocess.run([str(where / "venv" / "bin" / "python"), "-m", "pip", "install", "--quiet", "--no-index",
+                        "--no-deps", str(_one(out, "*.whl"))], check=True, env=env_of(where))
+        (where / "project").mkdir()
+
+    where = packages_helper.consumer_dir(tmp_path_factory, stage, "python", setup)
+    return str(where / "venv" / "bin" / "python"), env_of(where), where / "project"
 
 
 def _pytest(consumer, test_file, **env):

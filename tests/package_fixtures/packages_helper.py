@@ -53,27 +53,32 @@ def _locked(path):
         yield
 
 
+def once(tmp_path_factory, name, make):
+    """The shared directory `name`, made by make(path) once per session, also across xdist workers (a failed make
+    is retried by the next caller)."""
+    shared = _shared(tmp_path_factory)
+    path, done = shared / name, shared / f"{name}.done"
+    with _locked(shared / f"{name}.lock"):
+        if not done.exists():
+            if path.exists():
+                shutil.rmtree(path)
+            make(path)
+            done.touch()
+    return path
+
+
 def stage(tmp_path_factory):
     """The stage of this session's release (tools/release.py without the drift check: test_release_gate checks it)."""
-    shared = _shared(tmp_path_factory)
-    with _locked(shared / "stage.lock"):
-        stage_dir = shared / "stage"
-        if not (stage_dir / "RELEASE_SHA256").is_file():
-            archive, _ = release.release(REPO, shared / "dist", check_drift=False)
-            build.make_stage(archive, stage_dir)
-    return stage_dir
+    def make(path):
+        archive, _ = release.release(REPO, path.parent / "dist", check_drift=False)
+        build.make_stage(archive, path)
+    return once(tmp_path_factory, "stage", make)
 
 
 def artifact(tmp_path_factory, eco):
     """packages/<eco>/build.sh's out directory for this session's stage, built on first use."""
     stage_dir = stage(tmp_path_factory)
-    shared = _shared(tmp_path_factory)
-    out, done = shared / "out" / eco, shared / f"{eco}.built"
-    with _locked(shared / f"{eco}.lock"):
-        if not done.exists():
-            build.build_one(eco, stage_dir, out)
-            done.touch()
-    return out
+    return once(tmp_path_factory, f"out-{eco}", lambda path: build.build_one(eco, stage_dir, path))
 
 
 def _byte_hex(v):
@@ -163,11 +168,15 @@ def tool(name, install):
     return path
 
 
-def consumer_dir(tmp_path_factory, stage_dir, eco):
-    """A fresh directory for eco's consumer project, with expected.json and tampered/ (expectations()) in it."""
-    where = tmp_path_factory.mktemp(f"{eco}-consumer")
-    expectations(stage_dir, where)
-    return where
+def consumer_dir(tmp_path_factory, stage_dir, eco, setup=None):
+    """eco's consumer project directory, made once per session: expected.json, tampered/ and partial/
+    (expectations()) in it, then setup(path) (a venv, an npm install) when given."""
+    def make(path):
+        path.mkdir()
+        expectations(stage_dir, path)
+        if setup:
+            setup(path)
+    return once(tmp_path_factory, f"consumer-{eco}", make)
 
 
 def built(tmp_path_factory, eco, tools, install):
