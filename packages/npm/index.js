@@ -68,7 +68,11 @@ export class Corpus {
       throw new CorpusIntegrityError(`${directory}: no readable ${MANIFEST} (${e.code})`);
     }
     this.manifestSha256 = sha256(manifestBytes);
-    this.manifest = JSON.parse(manifestBytes.toString('utf8'));
+    try {
+      this.manifest = JSON.parse(manifestBytes.toString('utf8'));
+    } catch (e) {
+      throw new CorpusIntegrityError(`${join(directory, MANIFEST)}: not JSON (${e.message})`);
+    }
     this.version = this.manifest.corpus_version;
     this.specVersion = this.manifest.spec_version;
     this.counts = Object.fromEntries(this.manifest.files.map((f) => [f.path, f.vectors]));

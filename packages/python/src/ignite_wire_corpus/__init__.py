@@ -88,12 +88,15 @@ class Corpus:
         except OSError as e:
             raise CorpusIntegrityError(f"{self.directory}: no readable {MANIFEST} ({e.strerror})") from None
         self.manifest_sha256 = hashlib.sha256(manifest_bytes).hexdigest()
-        self.manifest = json.loads(manifest_bytes)
+        try:
+            self.manifest = json.loads(manifest_bytes)
+        except ValueError as e:
+            raise CorpusIntegrityError(f"{self.directory / MANIFEST}: not JSON ({e})") from None
         self.version = self.manifest["corpus_version"]
         self.spec_version = self.manifest["spec_version"]
         self.counts = {f["path"]: f["vectors"] for f in self.manifest["files"]}
         self._verify()
-        self._vectors = None
+        self._vectors = self._by_id = None
 
     def _verify(self):
         listed = {f["path"]: f for f in self.manifest["files"]}
@@ -130,7 +133,7 @@ class Corpus:
 
     def vector(self, vector_id):
         """The vector with this id (KeyError when the corpus has none)."""
-        if not hasattr(self, "_by_id"):
+        if self._by_id is None:
             self._by_id = {v.id: v for v in self._all()}
         return self._by_id[vector_id]
 
