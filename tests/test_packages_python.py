@@ -40,6 +40,19 @@ def test_wheel_and_sdist_carry_the_stage_byte_for_byte(built):
     assert in_wheel == corpus and in_sdist == corpus
 
 
+def test_the_sdist_builds_offline_into_the_same_package_files(built, tmp_path):
+    """A user without the wheel (or a distribution packager) builds it from the sdist with their setuptools."""
+    _, out = built
+    subprocess.run([PY, "-m", "pip", "wheel", "--quiet", "--no-index", "--no-build-isolation", "--no-deps",
+                    "-w", str(tmp_path), str(_one(out, "*.tar.gz"))], check=True,
+                   env=dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1"))
+
+    def package_files(wheel):
+        with zipfile.ZipFile(wheel) as z:
+            return {n: z.read(n) for n in z.namelist() if n.startswith("ignite_wire_corpus/")}
+    assert package_files(_one(tmp_path, "*.whl")) == package_files(_one(out, "*.whl"))
+
+
 @pytest.fixture(scope="module")
 def consumer(built, tmp_path_factory):
     """A scratch venv (system packages visible: pytest, msgpack) with the wheel installed from the file alone, and
