@@ -101,7 +101,8 @@ def expectations(stage_dir, where):
     families {family: vectors} and kinds {kind: vectors} (counted in the files); samples [{id, kind, hex, variants
     {label: hex}}] (hex: a value's canonical bytes, a decode-reject's bytes); filter {family, era, format, kind, rule,
     count} (a query with every filter and its count); skips (skips.txt's path), skip_cases
-    (skips-expected.json's cases); tampered {dir, file, expected, actual} (the changed file's sha256s); partial
+    (skips-expected.json's cases), skip_lines [{text, valid}] (its lines: valid
+    or refused by the harness, as the second line of a file); tampered {dir, file, expected, actual} (the changed file's sha256s); partial
     {dir, missing, extra} (file names)."""
     vectors = stage_dir / "vectors"
     manifest_bytes = (vectors / "manifest.json").read_bytes()
@@ -130,6 +131,7 @@ def expectations(stage_dir, where):
     digit = data.index(b'"', data.index(b":", data.index(b'"canonical"')) + 1) + 1    # a canonical's first digit
     changed = data[:digit] + (b"1" if data[digit:digit + 1] == b"0" else b"0") + data[digit + 1:]   # same size
     target.write_bytes(changed)
+    skips_expected = json.loads((TESTDATA / "skips-expected.json").read_text(encoding="utf-8"))
     expected = {
         "version": manifest["corpus_version"], "spec_version": manifest["spec_version"],
         "manifest_sha256": hashlib.sha256(manifest_bytes).hexdigest(),
@@ -138,7 +140,7 @@ def expectations(stage_dir, where):
         "families": dict(sorted(families.items())), "kinds": dict(sorted(kinds.items())),
         "filter": dict(FILTER, count=filtered), "samples": samples,
         "skips": str(TESTDATA / "skips.txt"),
-        "skip_cases": json.loads((TESTDATA / "skips-expected.json").read_text(encoding="utf-8"))["cases"],
+        "skip_cases": skips_expected["cases"], "skip_lines": skips_expected["lines"],
         "tampered": {"dir": str(tampered), "file": TAMPERED_FILE,
                      "expected": hashlib.sha256(data).hexdigest(), "actual": hashlib.sha256(changed).hexdigest()},
         "partial": {"dir": str(partial), "missing": MISSING_FILE, "extra": EXTRA_FILE},
