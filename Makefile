@@ -79,8 +79,9 @@ report: setup
 
 # The tests run the Python runner (runners/python; tests/test_add_a_type.py in a scratch copy of the repository):
 # its setup installs python3-msgpack. -n: pytest-xdist workers, one per core (PYTEST_WORKERS=0: one process).
+# runner-js: its pinned typescript compiles a typed consumer of the npm package (tests/test_packages_npm.py).
 PYTEST_WORKERS ?= auto
-pytest: setup-test runner-python
+pytest: setup-test runner-python runner-js
 	$(PY) -m pytest -q -n $(PYTEST_WORKERS) tests
 
 # A runner may add its own checks (sanitizers, type checks) as a `check` target in its Makefile.

@@ -16,6 +16,7 @@ NPM = packages_helper.REPO / "packages" / "npm"
 
 
 NODE = "Node.js 18+ and npm (Debian: tools/need-deb nodejs npm)"
+TSC = packages_helper.REPO / "runners" / "js" / "node_modules" / ".bin" / "tsc"
 
 
 @pytest.fixture(scope="module")
@@ -94,3 +95,12 @@ def test_the_unit_route_example_runs_with_the_shared_skip_file(built, consumer):
     failed = re.findall(r"^not ok \d+ - (.*)$", r.stdout, re.M)
     assert len(failed) == listed and all(f.startswith("int.fixint.p1 decode") for f in failed), failed
     assert r.stdout.count("listed as failing (exact id,") == listed
+
+
+def test_a_typed_consumer_compiles_against_the_installed_types(consumer):
+    """types-check.ts uses every export with its declared types; tsc --strict (the js runner's pinned typescript)
+    compiles it against the installed package's index.d.ts."""
+    assert TSC.exists(), f"{TSC} is missing: make -C runners/js setup (make pytest runs it)"
+    project, env = consumer
+    r = subprocess.run([str(TSC), "-p", "."], cwd=project, env=env, capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
