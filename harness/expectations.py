@@ -1,4 +1,5 @@
 """runners/<name>/expected-failures.txt: known failures, so a run can pass while they are fixed.
+The same file is the corpus packages' skip list (SkipList in every loader): docs/skip-file.md describes it once.
 
 Format, one entry per line: SCOPE  OP-GLOB  reason...  ('#' starts a comment line). SCOPE is one of
   ID             one vector id (looked up by key: a list of 10,000 such lines costs nothing per verdict)

@@ -101,6 +101,8 @@ def test_tutorial_python_is_the_tutorial_runners_code():
     """Every line of a ```python block (but '...') is a line of one of the step files, so the page shows the
     code that produced its outputs."""
     code = {line.strip() for p in (REPO / TUTORIAL).glob("step*.py") for line in p.read_text().splitlines()}
+    # The unit-test route's example (tests/test_packages_build.py checks that block against it).
+    code |= {line.strip() for line in (REPO / "packages/python/consumer/test_unit_route.py").read_text().splitlines()}
     blocks = re.findall(r"```python\n(.*?)```", TUTORIAL_DOC.read_text(), re.S)
     assert len(blocks) >= 4
     for block in blocks:
