@@ -1,0 +1,109 @@
+package wirecorpus
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+)
+
+// Kinds of vector (schema/corpus.schema.json): what an implementation is asked to do with it.
+const (
+	KindValue        = "value"         // encode values to Canonical, decode Canonical and every variant to values
+	KindDecodeReject = "decode-reject" // decoding Bytes must fail with Error
+	KindEncodeReject = "encode-reject" // encoding Values must fail with Error
+)
+
+// Vector is one golden vector; Family and File come from its corpus file, Format defaults to "msgpack".
+type Vector struct {
+	ID           string          `json:"id"`
+	Family       string          `json:"-"`
+	File         string          `json:"-"`
+	Kind         string          `json:"kind"`
+	Era          string          `json:"era"`
+	Format       string          `json:"format"`
+	Level        string          `json:"level"`
+	Rules        []string        `json:"rules"`
+	Description  string          `json:"description"`
+	Columns      []string        `json:"columns"`
+	Error        string          `json:"error"` // the must-reject error class; "" for a value vector
+	CanonicalHex string          `json:"canonical"`
+	RejectHex    string          `json:"hex"`
+	VariantList  []rawVariant    `json:"variants"`
+	RawValues    json.RawMessage `json:"values"`
+}
+
+type rawVariant struct {
+	Label          string   `json:"label"`
+	Hex            string   `json:"hex"`
+	Why            string   `json:"why"`
+	Rules          []string `json:"rules"`
+	EncoderMayEmit bool     `json:"encoder_may_emit"`
+}
+
+// Variant is another encoding of a value vector's values that a decoder must accept (op decode[Label]).
+type Variant struct {
+	Label          string
+	Bytes          []byte
+	Why            string
+	Rules          []string
+	EncoderMayEmit bool
+}
+
+// HasRule says whether the vector checks this spec rule id.
+func (v *Vector) HasRule(rule string) bool {
+	for _, r := range v.Rules {
+		if r == rule {
+			return true
+		}
+	}
+	return false
+}
+
+// Bytes is what a decoder reads: the canonical encoding of a value vector, the input of a decode-reject vector.
+// An encode-reject vector has none (an error).
+func (v *Vector) Bytes() ([]byte, error) {
+	switch v.Kind {
+	case KindValue:
+		return v.decode("canonical", v.CanonicalHex)
+	case KindDecodeReject:
+		return v.decode("hex", v.RejectHex)
+	}
+	return nil, fmt.Errorf("wirecorpus: %s: a %s vector has no bytes, only values", v.ID, v.Kind)
+}
+
+// Variants returns a value vector's other accepted encodings, in corpus order (none for other kinds).
+func (v *Vector) Variants() ([]Variant, error) {
+	out := make([]Variant, 0, len(v.VariantList))
+	for _, r := range v.VariantList {
+		b, err := v.decode("variant "+r.Label, r.Hex)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Variant{Label: r.Label, Bytes: b, Why: r.Why, Rules: r.Rules, EncoderMayEmit: r.EncoderMayEmit})
+	}
+	return out, nil
+}
+
+// Values returns the vector's values in the typed value notation (schema/value.schema.json) as parsed JSON,
+// numbers as json.Number; a decode-reject vector has none (nil).
+func (v *Vector) Values() ([]interface{}, error) {
+	if v.RawValues == nil {
+		return nil, nil
+	}
+	var out []interface{}
+	d := json.NewDecoder(bytes.NewReader(v.RawValues))
+	d.UseNumber()
+	if err := d.Decode(&out); err != nil {
+		return nil, fmt.Errorf("wirecorpus: %s: values: %w", v.ID, err)
+	}
+	return out, nil
+}
+
+func (v *Vector) decode(what, h string) ([]byte, error) {
+	b, err := hex.DecodeString(h)
+	if err != nil {
+		return nil, fmt.Errorf("wirecorpus: %s: %s: %w", v.ID, what, err)
+	}
+	return b, nil
+}
