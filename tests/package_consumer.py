@@ -1,6 +1,6 @@
 """What tests/test_packages_{nuget,go,rust}.py share: a package built from the release into a per-module temp dir,
-and the numbers its consumer test (tests/package_consumers/<eco>/) checks, computed here from the stage."""
-import base64
+and the numbers its consumer test (tests/package_consumers/<eco>/) checks, computed here from the stage (bytes as
+lists of ints: decoded here by Python, compared there with the loader's own hex decoding)."""
 import hashlib
 import json
 import os
@@ -37,7 +37,7 @@ def run(cmd, **kw):
     return done
 
 
-def build(eco, tmp):
+def build(eco, tmp, env=None):
     """packages/build.py --only eco into tmp: (stage dir, the ecosystem's out dir)."""
     if not (ROOT / "packages" / "build.py").exists():     # TEMPORARY until pkg-a's build.py is merged
         run([sys.executable, str(ROOT / "tools" / "release.py"), "--out", str(tmp / "dist")], cwd=ROOT)
@@ -48,10 +48,10 @@ def build(eco, tmp):
         (top / "vectors").rename(tmp / "stage" / "vectors")
         (tmp / "stage" / "VERSION").write_text(json.loads((tmp / "stage/vectors/manifest.json").read_text())["corpus_version"] + "\n")
         (tmp / "stage" / "RELEASE_SHA256").write_text(_sha256(tarball.read_bytes()) + "\n")
-        run([str(ROOT / "packages" / eco / "build.sh"), str(tmp / "stage"), str(tmp / "packages" / eco)])
+        run([str(ROOT / "packages" / eco / "build.sh"), str(tmp / "stage"), str(tmp / "packages" / eco)], env=env)
         return tmp / "stage", tmp / "packages" / eco
     run([sys.executable, str(ROOT / "packages" / "build.py"), "--only", eco, "--out", str(tmp / "packages"),
-         "--stage", str(tmp / "stage")], cwd=ROOT)
+         "--stage", str(tmp / "stage")], cwd=ROOT, env=env)
     return tmp / "stage", tmp / "packages" / eco
 
 
@@ -94,8 +94,8 @@ def _ten(vectors):
 def _pick(v):
     raw = v.get("canonical", v.get("hex"))
     return {"id": v["id"], "kind": v["kind"], "error": v.get("error", ""), "values": v.get("values"),
-            "bytes": None if raw is None else base64.b64encode(bytes.fromhex(raw)).decode(),
-            "variants": {x["label"]: base64.b64encode(bytes.fromhex(x["hex"])).decode() for x in v.get("variants", [])}}
+            "bytes": None if raw is None else list(bytes.fromhex(raw)),
+            "variants": {x["label"]: list(bytes.fromhex(x["hex"])) for x in v.get("variants", [])}}
 
 
 def _copy(vectors_dir, dest):

@@ -4,7 +4,6 @@ package consumer
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"os"
 	"reflect"
@@ -26,12 +25,12 @@ type expected struct {
 		Count  int               `json:"count"`
 	} `json:"filters"`
 	Picks []struct {
-		ID       string            `json:"id"`
-		Kind     string            `json:"kind"`
-		Bytes    *string           `json:"bytes"`
-		Variants map[string]string `json:"variants"`
-		Values   json.RawMessage   `json:"values"`
-		Error    string            `json:"error"`
+		ID       string           `json:"id"`
+		Kind     string           `json:"kind"`
+		Ints     *[]int           `json:"bytes"`
+		Variants map[string][]int `json:"variants"`
+		Values   json.RawMessage  `json:"values"`
+		Error    string           `json:"error"`
 	} `json:"picks"`
 	SkipsFile     string `json:"skips_file"`
 	SkipsExpected string `json:"skips_expected"`
@@ -53,6 +52,14 @@ func readJSON(t *testing.T, path string, into interface{}) {
 	if err := d.Decode(into); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
+}
+
+func fromInts(ints []int) []byte {
+	out := make([]byte, len(ints))
+	for i, b := range ints {
+		out[i] = byte(b)
+	}
+	return out
 }
 
 func setup(t *testing.T) (*wirecorpus.Corpus, *expected) {
@@ -113,22 +120,26 @@ func TestTenVectors(t *testing.T) {
 			t.Errorf("%s: kind %s error %q, want %s %q", p.ID, v.Kind, v.Error, p.Kind, p.Error)
 		}
 		data, err := v.Bytes()
-		if p.Bytes == nil {
+		if p.Ints == nil {
 			if err == nil {
 				t.Errorf("%s: a %s vector gave bytes", p.ID, v.Kind)
 			}
-		} else if err != nil || base64.StdEncoding.EncodeToString(data) != *p.Bytes {
-			t.Errorf("%s: bytes %x (%v), want base64 %s", p.ID, data, err, *p.Bytes)
+		} else if err != nil || !bytes.Equal(data, fromInts(*p.Ints)) {
+			t.Errorf("%s: bytes %x (%v), want %x", p.ID, data, err, fromInts(*p.Ints))
 		}
 		variants, err := v.Variants()
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := map[string]string{}
+		got := map[string][]byte{}
 		for _, variant := range variants {
-			got[variant.Label] = base64.StdEncoding.EncodeToString(variant.Bytes)
+			got[variant.Label] = variant.Bytes
 		}
-		if len(got) != len(p.Variants) || (len(got) > 0 && !reflect.DeepEqual(got, p.Variants)) {
+		wantVariants := map[string][]byte{}
+		for label, ints := range p.Variants {
+			wantVariants[label] = fromInts(ints)
+		}
+		if !reflect.DeepEqual(got, wantVariants) {
 			t.Errorf("%s: variants %v, want %v", p.ID, got, p.Variants)
 		}
 		values, err := v.Values()
