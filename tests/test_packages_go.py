@@ -1,38 +1,43 @@
-"""The Go package (packages/go): built from the release, used by a scratch module through a replace directive,
-whose `go test` (offline: GOPROXY=off) checks the corpus against numbers computed here from the stage."""
+"""The Go package (packages/go): the module directory make packages builds, used by a scratch module through a
+replace directive, whose `go test` (offline: GOPROXY=off) loads the corpus, counts it against the manifest,
+decodes ten vectors, reads the shared skip file as the harness does and gets the tamper refusal."""
 import os
 import shutil
 
 import pytest
 
-from package_consumer import CONSUMERS, build, expectations, need, run
+from package_fixtures import packages_helper
+from package_fixtures.toolchain import need, run
+
+CONSUMER = packages_helper.REPO / "packages" / "go" / "consumer"
+MODULE = "ignite-conformance.example/wirecorpus"
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    need("go", "golang-go (tools/need-deb golang-go)")
-    tmp = tmp_path_factory.mktemp("go-package")
-    stage, out = build("go", tmp)
-    return tmp, stage, out / "wirecorpus"
+    need("go", "golang-go (tools/need-deb golang-go; make setup-all does)")
+    out = packages_helper.artifact(tmp_path_factory, "go")
+    return packages_helper.stage(tmp_path_factory), out / "wirecorpus"
 
 
-def test_module_holds_the_release_corpus(built):
-    _, stage, module = built
-    for f in (stage / "vectors").iterdir():
-        assert (module / "vectors" / f.name).read_bytes() == f.read_bytes(), f.name
-    assert {p.name for p in (module / "vectors").iterdir()} == {p.name for p in (stage / "vectors").iterdir()}
+def test_module_carries_the_stage_byte_for_byte(built):
+    stage, module = built
+    corpus = {p.name: p.read_bytes() for p in (stage / "vectors").iterdir()}
+    assert {p.name: p.read_bytes() for p in (module / "vectors").iterdir()} == corpus
+    assert f"module {MODULE}\n" in (module / "go.mod").read_text()
     assert "corpus " + (stage / "VERSION").read_text().strip() in (module / "README.md").read_text()
 
 
-def test_consumer_module(built):
-    tmp, stage, module = built
-    consumer = tmp / "consumer"
-    shutil.copytree(CONSUMERS / "go", consumer)
-    (consumer / "go.mod").write_text(
-        "module consumer\n\ngo 1.19\n\nrequire ignite-conformance.example/wirecorpus v0.0.0\n\n"
-        f"replace ignite-conformance.example/wirecorpus => {module}\n")
+def test_consumer_module(built, tmp_path):
+    stage, module = built
+    packages_helper.expectations(stage, tmp_path)
+    consumer = tmp_path / "consumer"
+    shutil.copytree(CONSUMER, consumer)
+    (consumer / "go.mod").write_text(f"module consumer\n\ngo 1.19\n\nrequire {MODULE} v0.0.0\n\n"
+                                     f"replace {MODULE} => {module}\n")
     env = dict(os.environ, GOFLAGS="-mod=mod", GOPROXY="off", GOTOOLCHAIN="local", GO111MODULE="on",
-               GOCACHE=str(tmp / "go-cache"), CORPUS_EXPECTED=str(expectations(stage, tmp)))
-    done = run(["go", "test", "-count=1", "-v", "."], cwd=consumer, env=env)
+               GOCACHE=str(tmp_path / "go-cache"), CORPUS_EXPECTED=str(tmp_path / "expected.json"),
+               CORPUS_DIR=str(stage / "vectors"))
+    done = run(["go", "test", "-count=1", "-v", "."], consumer, env)
     for name in ("TestVersionsAndCounts", "TestTenVectors", "TestSkipList", "TestLoadDirAndTamperRefusal"):
         assert f"--- PASS: {name}" in done.stdout, done.stdout

@@ -1,55 +1,61 @@
-"""The Rust crate (packages/rust): built from the release with `cargo package` offline, unpacked into a scratch
-consumer crate's path dependency, whose `cargo test` (offline, Debian's crates) checks the corpus against numbers
-computed here from the stage."""
+"""The Rust crate (packages/rust): the .crate make packages builds (cargo package, offline against Debian's
+crates), unpacked as a scratch consumer crate's path dependency, whose `cargo test` (offline) loads the corpus,
+counts it against the manifest, decodes ten vectors, reads the shared skip file as the harness does and gets the
+tamper refusal."""
 import os
 import shutil
 import tarfile
 
 import pytest
 
-from package_consumer import CONSUMERS, build, expectations, need, run
+from package_fixtures import packages_helper
+from package_fixtures.toolchain import need, run
 
-LIMIT = 10 * 1024 * 1024    # crates.io's upload limit
+CONSUMER = packages_helper.REPO / "packages" / "rust" / "consumer" / "corpus.rs"
+CRATES_IO_LIMIT = 10 * 1024 * 1024
+# The consumer resolves serde_json like the crate: from Debian's packaged registry, offline.
+CARGO_CONFIG = ('[source.crates-io]\nreplace-with = "debian"\n[source.debian]\ndirectory = "/usr/share/cargo/registry"\n'
+                '[net]\noffline = true\n')
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    need("cargo", "cargo (tools/need-deb cargo, or a rustup toolchain)")
-    tmp = tmp_path_factory.mktemp("rust-package")
-    # One target dir for cargo package's build and the consumer's: the dependencies are compiled once.
-    stage, out = build("rust", tmp, env=dict(os.environ, CARGO_TARGET_DIR=str(tmp / "target")))
-    version = (stage / "VERSION").read_text().strip()
-    crate = out / f"ignite-wire-corpus-{version}.crate"
-    return tmp, stage, crate
+    need("cargo", "cargo (a rustup toolchain, or Debian's: tools/need-deb cargo)")
+    stage = packages_helper.stage(tmp_path_factory)
+    out = packages_helper.artifact(tmp_path_factory, "rust")
+    name = f"ignite-wire-corpus-{(stage / 'VERSION').read_text().strip()}"
+    assert sorted(p.name for p in out.iterdir()) == [f"{name}.crate"]
+    return stage, out / f"{name}.crate", name
 
 
-def test_crate_holds_the_release_corpus(built):
-    tmp, stage, crate = built
-    assert crate.stat().st_size < LIMIT
+def test_crate_carries_the_stage_byte_for_byte(built):
+    stage, crate, name = built
+    assert crate.stat().st_size < CRATES_IO_LIMIT
+    prefix = f"{name}/vectors/"
     with tarfile.open(crate) as tar:
-        top = crate.name[:-len(".crate")]
-        for f in (stage / "vectors").iterdir():
-            assert tar.extractfile(f"{top}/vectors/{f.name}").read() == f.read_bytes(), f.name
-        assert {n for n in tar.getnames() if n.startswith(f"{top}/vectors/")} == \
-            {f"{top}/vectors/{f.name}" for f in (stage / "vectors").iterdir()}
+        packed = {m.name[len(prefix):]: tar.extractfile(m).read() for m in tar.getmembers()
+                  if m.name.startswith(prefix)}
+        assert f'version = "{name.rsplit("-", 1)[1]}"' in tar.extractfile(f"{name}/Cargo.toml").read().decode()
+    assert packed == {p.name: p.read_bytes() for p in (stage / "vectors").iterdir()}
 
 
-def test_consumer_crate(built):
-    tmp, stage, crate = built
+def test_consumer_crate(built, tmp_path):
+    stage, crate, name = built
+    packages_helper.expectations(stage, tmp_path)
     with tarfile.open(crate) as tar:
-        tar.extractall(tmp / "unpacked")
-    consumer = tmp / "consumer"
-    shutil.copytree(CONSUMERS / "rust", consumer)
+        tar.extractall(tmp_path / "unpacked")
+    consumer = tmp_path / "consumer"
+    (consumer / "tests").mkdir(parents=True)
     (consumer / "src").mkdir()
     (consumer / "src" / "lib.rs").write_text("")
-    unpacked = tmp / "unpacked" / crate.name[:-len(".crate")]
+    shutil.copy(CONSUMER, consumer / "tests" / "corpus.rs")
     (consumer / "Cargo.toml").write_text(
         '[package]\nname = "consumer"\nversion = "0.0.0"\nedition = "2021"\npublish = false\n\n'
-        f'[dev-dependencies]\nignite-wire-corpus = {{ path = "{unpacked}" }}\nserde_json = "1.0.87"\n')
+        f'[dev-dependencies]\nignite-wire-corpus = {{ path = "{tmp_path / "unpacked" / name}" }}\n'
+        'serde_json = "1.0.87"\n')
     (consumer / ".cargo").mkdir()
-    (consumer / ".cargo" / "config.toml").write_text(
-        '[source.crates-io]\nreplace-with = "debian"\n[source.debian]\ndirectory = "/usr/share/cargo/registry"\n'
-        '[net]\noffline = true\n')
-    env = dict(os.environ, CARGO_TARGET_DIR=str(tmp / "target"), CORPUS_EXPECTED=str(expectations(stage, tmp)))
-    done = run(["cargo", "test", "--offline", "--test", "corpus"], cwd=consumer, env=env)
+    (consumer / ".cargo" / "config.toml").write_text(CARGO_CONFIG)
+    env = dict(os.environ, CARGO_TARGET_DIR=str(tmp_path / "target"), CORPUS_EXPECTED=str(tmp_path / "expected.json"),
+               CORPUS_DIR=str(stage / "vectors"))
+    done = run(["cargo", "test", "--offline", "--quiet", "--test", "corpus"], consumer, env)
     assert "test result: ok. 4 passed" in done.stdout, done.stdout

@@ -2,6 +2,9 @@
 # packages/go/build.sh STAGE OUT: the Go module ignite-conformance.example/wirecorpus as a module directory,
 # OUT/wirecorpus, with STAGE/vectors embedded; compiled and vetted offline (GOPROXY=off) before it is kept.
 # A module's version is its VCS tag, not a file: the README says which tag (v<STAGE/VERSION>) it is published as.
+# Publishing (a maintainer): commit OUT/wirecorpus as the root of the repository the module path names (change
+# ignite-conformance.example/wirecorpus in wirecorpus/go.mod to it first), tag it v<VERSION> and push the tag;
+# the Go module proxy serves it from there.
 set -eu
 [ $# -eq 2 ] || { echo "usage: $0 STAGE-DIR OUT-DIR" >&2; exit 2; }
 stage=$1 out=$2 here=$(cd "$(dirname "$0")" && pwd)

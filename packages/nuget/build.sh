@@ -2,6 +2,8 @@
 # packages/nuget/build.sh STAGE OUT: OUT/IgniteWireCorpus.<VERSION>.nupkg, the corpus (STAGE/vectors) as embedded
 # resources of a net8.0 assembly with its loader, made by `dotnet pack` with deterministic build settings.
 # The first build restores the net8.0 reference pack from NuGet into the user's package cache; later ones are offline.
+# Publishing (a maintainer, with a nuget.org API key): dotnet nuget push OUT/IgniteWireCorpus.<VERSION>.nupkg
+#   --source https://api.nuget.org/v3/index.json --api-key <key>
 set -eu
 [ $# -eq 2 ] || { echo "usage: $0 STAGE-DIR OUT-DIR" >&2; exit 2; }
 stage=$(cd "$1" && pwd) out=$2 here=$(cd "$(dirname "$0")" && pwd)

@@ -97,6 +97,15 @@ func (c *Corpus) Vectors(f Filter) []*Vector {
 	return out
 }
 
+// Counts are the manifest's vector counts by file.
+func (c *Corpus) Counts() map[string]int {
+	out := make(map[string]int, len(c.Files))
+	for _, f := range c.Files {
+		out[f.Path] = f.Vectors
+	}
+	return out
+}
+
 // Vector returns the vector with this id, or nil.
 func (c *Corpus) Vector(id string) *Vector {
 	for _, v := range c.vectors {

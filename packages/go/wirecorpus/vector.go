@@ -72,6 +72,30 @@ func (v *Vector) Bytes() ([]byte, error) {
 	return nil, fmt.Errorf("wirecorpus: %s: a %s vector has no bytes, only values", v.ID, v.Kind)
 }
 
+// Canonical is a value vector's canonical encoding; the other kinds have none (nil, nil).
+func (v *Vector) Canonical() ([]byte, error) {
+	if v.Kind != KindValue {
+		return nil, nil
+	}
+	return v.decode("canonical", v.CanonicalHex)
+}
+
+// Ops are the operation names the harness runs on the vector, which a skip list's OP-GLOB matches:
+// encode, decode and decode[<label>] per variant for a value vector; reject; reject-encode.
+func (v *Vector) Ops() []string {
+	switch v.Kind {
+	case KindValue:
+		ops := []string{"encode", "decode"}
+		for _, r := range v.VariantList {
+			ops = append(ops, "decode["+r.Label+"]")
+		}
+		return ops
+	case KindDecodeReject:
+		return []string{"reject"}
+	}
+	return []string{"reject-encode"}
+}
+
 // Variants returns a value vector's other accepted encodings, in corpus order (none for other kinds).
 func (v *Vector) Variants() ([]Variant, error) {
 	out := make([]Variant, 0, len(v.VariantList))

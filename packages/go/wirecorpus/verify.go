@@ -24,23 +24,24 @@ type manifest struct {
 	Files         []FileEntry `json:"files"`
 }
 
-// TamperError names the corpus file that differs from manifest.json: a modified (or truncated) file with the
-// expected and actual sha256, a listed file that is missing, or a file the manifest does not list.
-type TamperError struct {
+// IntegrityError refuses a tampered or partial corpus: it names the file that differs from manifest.json, a
+// modified (or truncated) one with the expected and actual sha256, a listed one that is missing, or files the
+// manifest does not list.
+type IntegrityError struct {
 	Dir, File        string
 	Problem          string // "modified", "missing" or "unlisted"
 	Expected, Actual string // sha256 of a modified file
 }
 
-func (e *TamperError) Error() string {
+func (e *IntegrityError) Error() string {
 	switch e.Problem {
 	case "missing":
 		return fmt.Sprintf("wirecorpus: %s: %s is listed in manifest.json but missing", e.Dir, e.File)
 	case "unlisted":
 		return fmt.Sprintf("wirecorpus: %s: %s is not listed in manifest.json", e.Dir, e.File)
 	}
-	return fmt.Sprintf("wirecorpus: %s: %s was modified: sha256 %s expected (manifest.json), actual %s; "+
-		"reinstall the package or use an unmodified corpus", e.Dir, e.File, e.Expected, e.Actual)
+	return fmt.Sprintf("wirecorpus: %s: %s: sha256 %s, manifest.json says %s; refusing a tampered copy "+
+		"(reinstall the package or use an unmodified corpus)", e.Dir, e.File, e.Actual, e.Expected)
 }
 
 // verified reads manifest.json and every file it lists from fsys, refusing a file that is missing, unlisted, or
@@ -70,17 +71,17 @@ func verified(fsys fs.FS, dir string) (*manifest, string, map[string][]byte, err
 	}
 	if len(unlisted) > 0 {
 		sort.Strings(unlisted)
-		return nil, "", nil, &TamperError{Dir: dir, File: strings.Join(unlisted, ", "), Problem: "unlisted"}
+		return nil, "", nil, &IntegrityError{Dir: dir, File: strings.Join(unlisted, ", "), Problem: "unlisted"}
 	}
 	files := make(map[string][]byte, len(m.Files))
 	for _, f := range m.Files {
 		data, err := fs.ReadFile(fsys, f.Path)
 		if err != nil {
-			return nil, "", nil, &TamperError{Dir: dir, File: f.Path, Problem: "missing"}
+			return nil, "", nil, &IntegrityError{Dir: dir, File: f.Path, Problem: "missing"}
 		}
 		// The size is compared too: it is what the manifest records besides the hash.
 		if sum := sha256Hex(data); sum != f.Sha256 || int64(len(data)) != f.Bytes {
-			return nil, "", nil, &TamperError{Dir: dir, File: f.Path, Problem: "modified", Expected: f.Sha256, Actual: sum}
+			return nil, "", nil, &IntegrityError{Dir: dir, File: f.Path, Problem: "modified", Expected: f.Sha256, Actual: sum}
 		}
 		files[f.Path] = data
 	}

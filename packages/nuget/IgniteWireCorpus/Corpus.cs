@@ -14,7 +14,7 @@ public sealed record CorpusFile(string Path, string Sha256, long Bytes, int Vect
 /// <summary>
 /// The Ignite 3 wire-value golden-vector corpus: <see cref="Embedded"/> (this package's), or
 /// <see cref="Load(string)"/> for a directory. Every file is checked against manifest.json before anything is
-/// read, and a modified copy is refused (<see cref="CorpusVerificationException"/>). The vectors' structure is the
+/// read, and a modified copy is refused (<see cref="CorpusIntegrityException"/>). The vectors' structure is the
 /// suite's schema/corpus.schema.json; <see cref="Vector"/> reads it, it does not restate it.
 /// </summary>
 public sealed class Corpus
@@ -35,6 +35,9 @@ public sealed class Corpus
     public string ManifestSha256 { get; }
     /// <summary>The manifest's files with their vector counts.</summary>
     public IReadOnlyList<CorpusFile> Files { get; }
+
+    /// <summary>The manifest's vector counts by file.</summary>
+    public IReadOnlyDictionary<string, int> Counts => Files.ToDictionary(f => f.Path, f => f.Vectors);
 
     /// <summary>The corpus embedded in this package, verified the first time it is asked for.</summary>
     public static Corpus Embedded => EmbeddedCorpus.Value;
@@ -73,7 +76,7 @@ public sealed class Corpus
     private Corpus(string where, IReadOnlyCollection<string> names, Func<string, byte[]?> read)
     {
         var manifestBytes = read("manifest.json")
-            ?? throw new CorpusVerificationException(where, "manifest.json", "missing", null, null);
+            ?? throw new CorpusIntegrityException(where, "manifest.json", "missing", null, null);
         var manifest = Parse(where, "manifest.json", manifestBytes).RootElement;
         Version = manifest.GetProperty("corpus_version").GetString()!;
         SpecVersion = manifest.GetProperty("spec_version").GetString()!;
@@ -86,17 +89,17 @@ public sealed class Corpus
         var unlisted = names.Where(n => n != "manifest.json" && !listed.Contains(n)).OrderBy(n => n, StringComparer.Ordinal).ToList();
         if (unlisted.Count > 0)
         {
-            throw new CorpusVerificationException(where, string.Join(", ", unlisted), "unlisted", null, null);
+            throw new CorpusIntegrityException(where, string.Join(", ", unlisted), "unlisted", null, null);
         }
         var contents = new List<byte[]>();
         foreach (var file in Files)
         {
-            var data = read(file.Path) ?? throw new CorpusVerificationException(where, file.Path, "missing", null, null);
+            var data = read(file.Path) ?? throw new CorpusIntegrityException(where, file.Path, "missing", null, null);
             var actual = Sha256Hex(data);
             // The size is compared too: it is what the manifest records besides the hash.
             if (actual != file.Sha256 || data.LongLength != file.Bytes)
             {
-                throw new CorpusVerificationException(where, file.Path, "modified", file.Sha256, actual);
+                throw new CorpusIntegrityException(where, file.Path, "modified", file.Sha256, actual);
             }
             contents.Add(data);
         }

@@ -68,6 +68,20 @@ public sealed class Vector
         _ => throw new InvalidOperationException($"IgniteWireCorpus: {Id}: a {Kind} vector has no bytes, only values"),
     };
 
+    /// <summary>A value vector's canonical encoding; null for the other kinds.</summary>
+    public byte[]? Canonical => Kind == VectorKind.Value ? Hex("canonical", Json.GetProperty("canonical")) : null;
+
+    /// <summary>
+    /// The operation names the harness runs on the vector, which a skip list's OP-GLOB matches: encode, decode and
+    /// decode[&lt;label&gt;] per variant for a value vector; reject; reject-encode.
+    /// </summary>
+    public IReadOnlyList<string> Ops => Kind switch
+    {
+        VectorKind.Value => new[] { "encode", "decode" }.Concat(Variants.Select(v => $"decode[{v.Label}]")).ToList(),
+        VectorKind.DecodeReject => new[] { "reject" },
+        _ => new[] { "reject-encode" },
+    };
+
     /// <summary>A value vector's other accepted encodings, in corpus order (none for other kinds).</summary>
     public IReadOnlyList<Variant> Variants => Json.TryGetProperty("variants", out var list)
         ? list.EnumerateArray().Select(v => new Variant(

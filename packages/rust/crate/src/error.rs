@@ -20,8 +20,8 @@ impl fmt::Display for Error {
         match self {
             Error::Modified { dir, file, expected_sha256, actual_sha256 } => write!(
                 f,
-                "ignite-wire-corpus: {dir}: {file} was modified: sha256 {expected_sha256} expected (manifest.json), \
-                 actual {actual_sha256}; reinstall the crate or use an unmodified corpus"
+                "ignite-wire-corpus: {dir}: {file}: sha256 {actual_sha256}, manifest.json says {expected_sha256}; \
+                 refusing a tampered copy (reinstall the crate or use an unmodified corpus)"
             ),
             Error::Missing { dir, file } => {
                 write!(f, "ignite-wire-corpus: {dir}: {file} is listed in manifest.json but missing")

@@ -95,6 +95,10 @@ impl Corpus {
     pub fn files(&self) -> &[FileEntry] {
         &self.files
     }
+    /// The manifest's vector counts by file.
+    pub fn counts(&self) -> std::collections::BTreeMap<&str, usize> {
+        self.files.iter().map(|f| (f.path.as_str(), f.vectors)).collect()
+    }
     /// The vectors the filter selects, in corpus order.
     pub fn vectors<'a>(&'a self, filter: &'a Filter) -> impl Iterator<Item = &'a Vector> + 'a {
         self.vectors.iter().filter(move |v| filter.selects(v))

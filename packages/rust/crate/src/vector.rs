@@ -91,6 +91,27 @@ impl Vector {
         }
     }
 
+    /// A value vector's canonical encoding; None for the other kinds.
+    pub fn canonical(&self) -> Result<Option<Vec<u8>>, Error> {
+        match self.kind() {
+            "value" => self.hex("canonical", &self.json["canonical"]).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// The operation names the harness runs on the vector, which a skip list's OP-GLOB matches: encode, decode
+    /// and decode[<label>] per variant for a value vector; reject; reject-encode.
+    pub fn ops(&self) -> Vec<String> {
+        match self.kind() {
+            "value" => {
+                let labels = self.json["variants"].as_array().into_iter().flatten().filter_map(|v| v["label"].as_str());
+                ["encode".to_string(), "decode".to_string()].into_iter().chain(labels.map(|l| format!("decode[{l}]"))).collect()
+            }
+            "decode-reject" => vec!["reject".to_string()],
+            _ => vec!["reject-encode".to_string()],
+        }
+    }
+
     /// A value vector's other accepted encodings, in corpus order (none for other kinds).
     pub fn variants(&self) -> Result<Vec<Variant>, Error> {
         let strings = |v: &Value| v.as_array().into_iter().flatten().filter_map(Value::as_str).map(String::from).collect();

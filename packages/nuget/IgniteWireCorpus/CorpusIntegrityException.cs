@@ -3,11 +3,11 @@ using System;
 namespace IgniteWireCorpus;
 
 /// <summary>
-/// A corpus whose files differ from its manifest.json: a modified file (<see cref="Problem"/> "modified", with the
+/// A tampered or partial corpus, refused: its files differ from its manifest.json: a modified file (<see cref="Problem"/> "modified", with the
 /// manifest's and the actual SHA-256), a listed file that is "missing", or files the manifest does not list
 /// ("unlisted").
 /// </summary>
-public sealed class CorpusVerificationException : Exception
+public sealed class CorpusIntegrityException : Exception
 {
     /// <summary>The corpus directory, or "embedded vectors".</summary>
     public string Where { get; }
@@ -21,7 +21,7 @@ public sealed class CorpusVerificationException : Exception
     public string? ActualSha256 { get; }
 
     /// <summary>A corpus that differs from its manifest; the message says how.</summary>
-    public CorpusVerificationException(string where, string file, string problem, string? expectedSha256, string? actualSha256)
+    public CorpusIntegrityException(string where, string file, string problem, string? expectedSha256, string? actualSha256)
         : base(Describe(where, file, problem, expectedSha256, actualSha256))
     {
         Where = where;
@@ -35,7 +35,7 @@ public sealed class CorpusVerificationException : Exception
     {
         "missing" => $"IgniteWireCorpus: {where}: {file} is listed in manifest.json but missing",
         "unlisted" => $"IgniteWireCorpus: {where}: {file} not listed in manifest.json",
-        _ => $"IgniteWireCorpus: {where}: {file} was modified: sha256 {expected} expected (manifest.json), actual {actual}; " +
-             "reinstall the package or use an unmodified corpus",
+        _ => $"IgniteWireCorpus: {where}: {file}: sha256 {actual}, manifest.json says {expected}; " +
+             "refusing a tampered copy (reinstall the package or use an unmodified corpus)",
     };
 }
