@@ -6,21 +6,14 @@
 # ignite-conformance.example/wirecorpus in wirecorpus/go.mod to it first), tag it v<VERSION> and push the tag;
 # the Go module proxy serves it from there.
 set -eu
-[ $# -eq 2 ] || { echo "usage: $0 STAGE-DIR OUT-DIR" >&2; exit 2; }
-stage=$1 out=$2 here=$(cd "$(dirname "$0")" && pwd)
-version=$(cat "$stage/VERSION") || { echo "go package: no $stage/VERSION (made by packages/build.py)" >&2; exit 1; }
-field() { sed -n "s/.*\"$1\": *\"\([^\"]*\)\".*/\1/p" "$stage/vectors/manifest.json" | head -n 1; }
-spec=$(field spec_version)
-[ "$(field corpus_version)" = "$version" ] || {
-  echo "go package: $stage/VERSION ($version) is not manifest.json's corpus_version ($(field corpus_version))" >&2; exit 1; }
+. "$(dirname "$0")/../build-common.sh"
 command -v go >/dev/null || { echo "go package: no go on PATH (Debian: tools/need-deb golang-go)" >&2; exit 1; }
 
 module="$out/wirecorpus"
 rm -rf "$module" && mkdir -p "$module"
 cp "$here"/wirecorpus/go.mod "$here"/wirecorpus/*.go "$module"/
 cp -R "$stage/vectors" "$module/vectors"
-sed -e "s/@VERSION@/$version/g" -e "s/@SPEC_VERSION@/$spec/g" -e "s/@RELEASE_SHA256@/$(cat "$stage/RELEASE_SHA256")/g" \
-    "$here/README.md.in" > "$module/README.md"
+fill "$here/README.md.in" > "$module/README.md"
 
 # The build cache in a temp dir: nothing is written outside OUT but temporary files.
 cache=$(mktemp -d) && trap 'chmod -R u+w "$cache"; rm -rf "$cache"' EXIT

@@ -5,20 +5,13 @@
 # Publishing (a maintainer, with a nuget.org API key): dotnet nuget push OUT/IgniteWireCorpus.<VERSION>.nupkg
 #   --source https://api.nuget.org/v3/index.json --api-key <key>
 set -eu
-[ $# -eq 2 ] || { echo "usage: $0 STAGE-DIR OUT-DIR" >&2; exit 2; }
-stage=$(cd "$1" && pwd) out=$2 here=$(cd "$(dirname "$0")" && pwd)
-version=$(cat "$stage/VERSION") || { echo "nuget package: no $stage/VERSION (made by packages/build.py)" >&2; exit 1; }
-field() { sed -n "s/.*\"$1\": *\"\([^\"]*\)\".*/\1/p" "$stage/vectors/manifest.json" | head -n 1; }
-spec=$(field spec_version)
-[ "$(field corpus_version)" = "$version" ] || {
-  echo "nuget package: $stage/VERSION ($version) is not manifest.json's corpus_version ($(field corpus_version))" >&2; exit 1; }
+. "$(dirname "$0")/../build-common.sh"
 command -v dotnet >/dev/null || { echo "nuget package: no dotnet on PATH (the .NET SDK 8 or newer)" >&2; exit 1; }
 
 # Built in a temp copy of the project (obj/ and bin/ stay out of the repository).
 work=$(mktemp -d) && trap 'rm -rf "$work"' EXIT
 cp -R "$here/IgniteWireCorpus" "$work/project"
-sed -e "s/@VERSION@/$version/g" -e "s/@SPEC_VERSION@/$spec/g" -e "s/@RELEASE_SHA256@/$(cat "$stage/RELEASE_SHA256")/g" \
-  "$here/README.md.in" > "$work/README.md"
+fill "$here/README.md.in" > "$work/README.md"
 mkdir -p "$out"
 # No build servers (MSBuild nodes, the compiler server, the MSBuild server) left running after the build.
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1 \

@@ -5,13 +5,7 @@
 # Publishing (a maintainer, with a crates.io token): unpack the .crate and run `cargo publish` in it, outside
 # this directory's .cargo config (cargo resolves serde_json and sha2 from crates.io then).
 set -eu
-[ $# -eq 2 ] || { echo "usage: $0 STAGE-DIR OUT-DIR" >&2; exit 2; }
-stage=$1 out=$2 here=$(cd "$(dirname "$0")" && pwd)
-version=$(cat "$stage/VERSION") || { echo "rust package: no $stage/VERSION (made by packages/build.py)" >&2; exit 1; }
-field() { sed -n "s/.*\"$1\": *\"\([^\"]*\)\".*/\1/p" "$stage/vectors/manifest.json" | head -n 1; }
-spec=$(field spec_version)
-[ "$(field corpus_version)" = "$version" ] || {
-  echo "rust package: $stage/VERSION ($version) is not manifest.json's corpus_version ($(field corpus_version))" >&2; exit 1; }
+. "$(dirname "$0")/../build-common.sh"
 CARGO=${CARGO:-cargo}
 command -v "$CARGO" >/dev/null || { echo "rust package: no cargo on PATH (Debian: tools/need-deb cargo)" >&2; exit 1; }
 for crate in serde_json-1 sha2-0.10; do
@@ -27,13 +21,10 @@ mkdir -p "$work/.cargo" "$work/crate"
 printf '[source.crates-io]\nreplace-with = "debian"\n[source.debian]\ndirectory = "/usr/share/cargo/registry"\n[net]\noffline = true\n' \
   > "$work/.cargo/config.toml"
 cp -R "$here/crate/src" "$here/crate/build.rs" "$stage/vectors" "$work/crate/"
-subst() { sed -e "s/@VERSION@/$version/g" -e "s/@SPEC_VERSION@/$spec/g" \
-              -e "s/@RELEASE_SHA256@/$(cat "$stage/RELEASE_SHA256")/g" "$1"; }
-subst "$here/crate/Cargo.toml.in" > "$work/crate/Cargo.toml"
-subst "$here/README.md.in" > "$work/crate/README.md"
-target=$work/target
-(cd "$work/crate" && CARGO_TARGET_DIR="$target" "$CARGO" package --offline --quiet) || {
+fill "$here/crate/Cargo.toml.in" > "$work/crate/Cargo.toml"
+fill "$here/README.md.in" > "$work/crate/README.md"
+(cd "$work/crate" && CARGO_TARGET_DIR="$work/target" "$CARGO" package --offline --quiet) || {
   echo "rust package: cargo package failed (above)" >&2; exit 1; }
 mkdir -p "$out"
-cp "$target/package/ignite-wire-corpus-$version.crate" "$out/"
+cp "$work/target/package/ignite-wire-corpus-$version.crate" "$out/"
 echo "$out/ignite-wire-corpus-$version.crate"

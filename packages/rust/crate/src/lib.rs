@@ -119,38 +119,28 @@ pub struct Filter {
     pub rule: Option<String>,
 }
 
+/// Builder setters, one per field: `Filter::new().family("int").kind("value")`.
+macro_rules! setters {
+    ($($(#[$doc:meta])* $field:ident),*) => {
+        $($(#[$doc])* pub fn $field(mut self, $field: &str) -> Filter {
+            self.$field = Some($field.to_string());
+            self
+        })*
+    };
+}
+
 impl Filter {
     pub fn new() -> Filter {
         Filter::default()
     }
-    pub fn family(mut self, family: &str) -> Filter {
-        self.family = Some(family.to_string());
-        self
-    }
-    pub fn era(mut self, era: &str) -> Filter {
-        self.era = Some(era.to_string());
-        self
-    }
-    pub fn format(mut self, format: &str) -> Filter {
-        self.format = Some(format.to_string());
-        self
-    }
-    /// "value", "decode-reject" or "encode-reject".
-    pub fn kind(mut self, kind: &str) -> Filter {
-        self.kind = Some(kind.to_string());
-        self
-    }
-    pub fn rule(mut self, rule: &str) -> Filter {
-        self.rule = Some(rule.to_string());
-        self
-    }
+    setters!(family, era, format, /** "value", "decode-reject" or "encode-reject". */ kind, rule);
 
     fn selects(&self, v: &Vector) -> bool {
-        let is = |want: &Option<String>, have: &str| want.as_deref().map_or(true, |w| w == have);
+        let is = |want: &Option<String>, have: &str| want.as_deref().is_none_or(|w| w == have);
         is(&self.family, v.family())
             && is(&self.era, v.era())
             && is(&self.format, v.format())
             && is(&self.kind, v.kind())
-            && self.rule.as_deref().map_or(true, |r| v.rules().any(|x| x == r))
+            && self.rule.as_deref().is_none_or(|r| v.rules().any(|x| x == r))
     }
 }

@@ -67,8 +67,8 @@ impl Skips {
         Skips::parse(&text).map_err(|what| Error::Field { id: label, what })
     }
 
-    /// The reason of the first entry that matches the vector and op ("encode", "decode", "decode[<label>]",
-    /// "reject", "reject-encode"), or None.
+    /// The reason of the first entry that matches the vector and op (`encode`, `decode`, `decode[<label>]`,
+    /// `reject`, `reject-encode`), or None.
     pub fn reason(&self, vector: &Vector, op: &str) -> Option<&str> {
         self.entries.iter().find(|e| e.matches(vector, op)).map(|e| e.reason.as_str())
     }
@@ -99,13 +99,13 @@ fn scoped(scope: &str) -> Option<(&str, &str)> {
 }
 
 fn id_glob(s: &str) -> bool {
-    s.chars().next().map_or(false, |c| name_chars(&c.to_string(), "*")) && name_chars(s, "._*-")
+    !s.starts_with(['.', '_', '-']) && !s.is_empty() && name_chars(s, "._*-")
 }
 
 /// encode, decode, decode[LABEL] (LABEL: [a-z0-9]+ segments joined by '.' or '-'), reject, reject-encode.
 fn is_op(op: &str) -> bool {
     if let Some(label) = op.strip_prefix("decode[").and_then(|l| l.strip_suffix(']')) {
-        return label.split(|c| c == '.' || c == '-').all(|seg| !seg.is_empty() && name_chars(seg, ""));
+        return label.split(['.', '-']).all(|seg| !seg.is_empty() && name_chars(seg, ""));
     }
     ["encode", "decode", "reject", "reject-encode"].contains(&op)
 }

@@ -100,7 +100,7 @@ impl Vector {
     }
 
     /// The operation names the harness runs on the vector, which a skip list's OP-GLOB matches: encode, decode
-    /// and decode[<label>] per variant for a value vector; reject; reject-encode.
+    /// and `decode[<label>]` per variant for a value vector; reject; reject-encode.
     pub fn ops(&self) -> Vec<String> {
         match self.kind() {
             "value" => {
