@@ -19,4 +19,3 @@ fill "$here/README.md.in" > "$module/README.md"
 cache=$(mktemp -d) && trap 'chmod -R u+w "$cache"; rm -rf "$cache"' EXIT
 (cd "$module" && GOCACHE="$cache" GOFLAGS=-mod=mod GOPROXY=off GOTOOLCHAIN=local GO111MODULE=on go vet ./...) || {
   echo "go package: $module does not build (go vet above)" >&2; exit 1; }
-echo "$module"

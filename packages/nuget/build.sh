@@ -20,4 +20,3 @@ dotnet pack "$work/project/IgniteWireCorpus.csproj" -c Release --nologo -v quiet
   -p:Version="$version" -p:VectorsDir="$stage/vectors" -p:ReadmePath="$work/README.md" || {
   echo "nuget package: dotnet pack failed (above)" >&2; exit 1; }
 cp "$work/pack/IgniteWireCorpus.$version.nupkg" "$out/"
-echo "$out/IgniteWireCorpus.$version.nupkg"

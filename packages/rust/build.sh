@@ -27,4 +27,3 @@ fill "$here/README.md.in" > "$work/crate/README.md"
   echo "rust package: cargo package failed (above)" >&2; exit 1; }
 mkdir -p "$out"
 cp "$work/target/package/ignite-wire-corpus-$version.crate" "$out/"
-echo "$out/ignite-wire-corpus-$version.crate"
