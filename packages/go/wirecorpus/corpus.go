@@ -65,8 +65,8 @@ func load(fsys fs.FS, dir string) (*Corpus, error) {
 			return nil, fmt.Errorf("wirecorpus: %s/%s: %w", dir, f.Path, err)
 		}
 		for _, raw := range cf.Vectors {
-			v := &Vector{Family: cf.Family, File: f.Path, Format: "msgpack"}
-			if err := json.Unmarshal(raw, v); err != nil {
+			v, err := newVector(raw, cf.Family, f.Path)
+			if err != nil {
 				return nil, fmt.Errorf("wirecorpus: %s/%s: %w", dir, f.Path, err)
 			}
 			c.vectors = append(c.vectors, v)

@@ -14,23 +14,46 @@ const (
 	KindEncodeReject = "encode-reject" // encoding Values must fail with Error
 )
 
-// Vector is one golden vector; Family and File come from its corpus file, Format defaults to "msgpack".
+// Vector is one golden vector; Family and File come from its corpus file, Format is "msgpack" where the vector
+// names none, Raw is the vector's JSON object as the file has it.
 type Vector struct {
-	ID           string          `json:"id"`
-	Family       string          `json:"-"`
-	File         string          `json:"-"`
-	Kind         string          `json:"kind"`
-	Era          string          `json:"era"`
-	Format       string          `json:"format"`
-	Level        string          `json:"level"`
-	Rules        []string        `json:"rules"`
-	Description  string          `json:"description"`
-	Columns      []string        `json:"columns"`
-	Error        string          `json:"error"` // the must-reject error class; "" for a value vector
-	CanonicalHex string          `json:"canonical"`
-	RejectHex    string          `json:"hex"`
-	VariantList  []rawVariant    `json:"variants"`
-	RawValues    json.RawMessage `json:"values"`
+	ID          string
+	Family      string
+	File        string
+	Kind        string
+	Era         string
+	Format      string
+	Level       string
+	Rules       []string
+	Description string
+	Error       string // the must-reject error class; "" for a value vector
+	Raw         json.RawMessage
+	fields      vectorJSON
+}
+
+// vectorJSON is the part of schema/corpus.schema.json's vector the loader reads.
+type vectorJSON struct {
+	ID          string          `json:"id"`
+	Kind        string          `json:"kind"`
+	Era         string          `json:"era"`
+	Format      string          `json:"format"`
+	Level       string          `json:"level"`
+	Rules       []string        `json:"rules"`
+	Description string          `json:"description"`
+	Error       string          `json:"error"`
+	Canonical   string          `json:"canonical"`
+	Hex         string          `json:"hex"`
+	Variants    []rawVariant    `json:"variants"`
+	Values      json.RawMessage `json:"values"`
+}
+
+func newVector(raw json.RawMessage, family, file string) (*Vector, error) {
+	f := vectorJSON{Format: "msgpack"}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return nil, err
+	}
+	return &Vector{ID: f.ID, Family: family, File: file, Kind: f.Kind, Era: f.Era, Format: f.Format, Level: f.Level,
+		Rules: f.Rules, Description: f.Description, Error: f.Error, Raw: raw, fields: f}, nil
 }
 
 type rawVariant struct {
@@ -65,9 +88,9 @@ func (v *Vector) HasRule(rule string) bool {
 func (v *Vector) Bytes() ([]byte, error) {
 	switch v.Kind {
 	case KindValue:
-		return v.decode("canonical", v.CanonicalHex)
+		return v.decode("canonical", v.fields.Canonical)
 	case KindDecodeReject:
-		return v.decode("hex", v.RejectHex)
+		return v.decode("hex", v.fields.Hex)
 	}
 	return nil, fmt.Errorf("wirecorpus: %s: a %s vector has no bytes, only values", v.ID, v.Kind)
 }
@@ -77,7 +100,7 @@ func (v *Vector) Canonical() ([]byte, error) {
 	if v.Kind != KindValue {
 		return nil, nil
 	}
-	return v.decode("canonical", v.CanonicalHex)
+	return v.decode("canonical", v.fields.Canonical)
 }
 
 // Ops are the operation names the harness runs on the vector, which a skip list's OP-GLOB matches:
@@ -86,7 +109,7 @@ func (v *Vector) Ops() []string {
 	switch v.Kind {
 	case KindValue:
 		ops := []string{"encode", "decode"}
-		for _, r := range v.VariantList {
+		for _, r := range v.fields.Variants {
 			ops = append(ops, "decode["+r.Label+"]")
 		}
 		return ops
@@ -98,8 +121,8 @@ func (v *Vector) Ops() []string {
 
 // Variants returns a value vector's other accepted encodings, in corpus order (none for other kinds).
 func (v *Vector) Variants() ([]Variant, error) {
-	out := make([]Variant, 0, len(v.VariantList))
-	for _, r := range v.VariantList {
+	out := make([]Variant, 0, len(v.fields.Variants))
+	for _, r := range v.fields.Variants {
 		b, err := v.decode("variant "+r.Label, r.Hex)
 		if err != nil {
 			return nil, err
@@ -112,11 +135,11 @@ func (v *Vector) Variants() ([]Variant, error) {
 // Values returns the vector's values in the typed value notation (schema/value.schema.json) as parsed JSON,
 // numbers as json.Number; a decode-reject vector has none (nil).
 func (v *Vector) Values() ([]interface{}, error) {
-	if v.RawValues == nil {
+	if v.fields.Values == nil {
 		return nil, nil
 	}
 	var out []interface{}
-	d := json.NewDecoder(bytes.NewReader(v.RawValues))
+	d := json.NewDecoder(bytes.NewReader(v.fields.Values))
 	d.UseNumber()
 	if err := d.Decode(&out); err != nil {
 		return nil, fmt.Errorf("wirecorpus: %s: values: %w", v.ID, err)
