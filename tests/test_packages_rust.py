@@ -9,7 +9,7 @@ import tarfile
 import pytest
 
 from package_fixtures import packages_helper
-from package_fixtures.toolchain import need, run
+from package_fixtures.consumer_run import run
 
 CONSUMER = packages_helper.REPO / "packages" / "rust" / "consumer" / "corpus.rs"
 CRATES_IO_LIMIT = 10 * 1024 * 1024
@@ -20,9 +20,9 @@ CARGO_CONFIG = ('[source.crates-io]\nreplace-with = "debian"\n[source.debian]\nd
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    need("cargo", "cargo (a rustup toolchain, or Debian's: tools/need-deb cargo)")
-    stage = packages_helper.stage(tmp_path_factory)
-    out = packages_helper.artifact(tmp_path_factory, "rust")
+    stage, out = packages_helper.built(tmp_path_factory, "rust", ["cargo"],
+                                       "a rust toolchain (rustup's 1.82 or newer) and Debian's librust-serde-json-dev, "
+                                       "librust-sha2-dev (make setup-all)")
     name = f"ignite-wire-corpus-{(stage / 'VERSION').read_text().strip()}"
     assert sorted(p.name for p in out.iterdir()) == [f"{name}.crate"]
     return stage, out / f"{name}.crate", name
@@ -58,4 +58,4 @@ def test_consumer_crate(built, tmp_path):
     env = dict(os.environ, CARGO_TARGET_DIR=str(tmp_path / "target"), CORPUS_EXPECTED=str(tmp_path / "expected.json"),
                CORPUS_DIR=str(stage / "vectors"))
     done = run(["cargo", "test", "--offline", "--quiet", "--test", "corpus"], consumer, env)
-    assert "test result: ok. 4 passed" in done.stdout, done.stdout
+    assert "test result: ok. 5 passed" in done.stdout, done.stdout

@@ -1,11 +1,13 @@
 """Writes skips-expected.json: what harness/expectations.py's matcher says about skips.txt for the CASES below,
-over the real corpus (vectors/). Every package's tests check their loader's SkipList against it.
+over the real corpus (vectors/), and whether its parser takes each of the LINES below (a loader must refuse the
+same lines, naming their line number). Every package's tests check their loader's SkipList against it.
 
     /usr/bin/python3 packages/testdata/make_skips_expected.py [--check]
 """
 import argparse
 import json
 import sys
+import tempfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -29,6 +31,16 @@ CASES = [
 ]
 
 
+# Skip file lines, each read as the second line of a file (after a comment): the harness refuses some.
+LINES = [
+    "int.fixint.p1 decode", "Int.fixint.p1 decode reason", "family:Float decode reason", "kind:value decode reason",
+    "era: decode reason", "int.fixint.p1 explode reason", "int.fixint.p1 decode[ reason", "int.fixint.p1 Decode x",
+    "int.fixint.p1 decode[UINT8] reason", "int.fixint.p1 x* reason", "int.fixint.p1 decode[*] fine",
+    "int.fixint.p1 *code fine", "int.fixint.p1 re* fine", "int..p1 decode fine", "format:table-row reject-encode ok",
+    "*  *  everything",
+]
+
+
 def scopes(corpus_dir):
     """vector id -> {'family', 'era', 'format'} as the harness's catalog gives them."""
     out = {}
@@ -48,7 +60,19 @@ def expected(skips_path, corpus_dir):
     for vid, op in CASES:
         hits = index.hits(vid, op, scope_of[vid])       # KeyError: a case names a vector the corpus lacks
         cases.append({"id": vid, "op": op, "reason": min(hits, key=lambda e: e.line_no).reason if hits else None})
-    return {"cases": cases}
+    return {"cases": cases, "lines": [{"text": text, "valid": _parses(text)} for text in LINES]}
+
+
+def _parses(text):
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "skips.txt"
+        path.write_text(f"# a comment\n{text}\n", encoding="utf-8")
+        try:
+            expectations.parse(path)
+        except expectations.ExpectationError as e:
+            assert str(e).startswith(f"{path}:2: "), e
+            return False
+    return True
 
 
 def render():

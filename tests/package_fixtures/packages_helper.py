@@ -21,6 +21,7 @@ REPO = Path(__file__).resolve().parent.parent.parent
 TESTDATA = REPO / "packages" / "testdata"
 SAMPLES = 10        # vectors whose decoded bytes a consumer test checks
 TAMPERED_FILE = "int.json"
+MISSING_FILE, EXTRA_FILE = "bin.json", "zz-extra.json"
 # A query using every filter; expected.json's "filter" gives it with the count the stage holds.
 FILTER = {"family": "bt-decimal", "era": "3.0", "format": "object", "kind": "value", "rule": "BT-OBJECT-DECIMAL"}
 
@@ -52,40 +53,57 @@ def _locked(path):
         yield
 
 
+def once(tmp_path_factory, name, make):
+    """The shared directory `name`, made by make(path) once per session, also across xdist workers (a failed make
+    is retried by the next caller)."""
+    shared = _shared(tmp_path_factory)
+    path, done = shared / name, shared / f"{name}.done"
+    with _locked(shared / f"{name}.lock"):
+        if not done.exists():
+            if path.exists():
+                shutil.rmtree(path)
+            make(path)
+            done.touch()
+    return path
+
+
 def stage(tmp_path_factory):
     """The stage of this session's release (tools/release.py without the drift check: test_release_gate checks it)."""
-    shared = _shared(tmp_path_factory)
-    with _locked(shared / "stage.lock"):
-        stage_dir = shared / "stage"
-        if not (stage_dir / "RELEASE_SHA256").is_file():
-            archive, _ = release.release(REPO, shared / "dist", check_drift=False)
-            build.make_stage(archive, stage_dir)
-    return stage_dir
+    def make(path):
+        archive, _ = release.release(REPO, path.parent / "dist", check_drift=False)
+        build.make_stage(archive, path)
+    return once(tmp_path_factory, "stage", make)
 
 
 def artifact(tmp_path_factory, eco):
     """packages/<eco>/build.sh's out directory for this session's stage, built on first use."""
     stage_dir = stage(tmp_path_factory)
-    shared = _shared(tmp_path_factory)
-    out, done = shared / "out" / eco, shared / f"{eco}.built"
-    with _locked(shared / f"{eco}.lock"):
-        if not done.exists():
-            build.build_one(eco, stage_dir, out)
-            done.touch()
-    return out
+    return once(tmp_path_factory, f"out-{eco}", lambda path: build.build_one(eco, stage_dir, path))
 
 
 def _byte_hex(v):
     return v.get("canonical", v.get("hex"))
 
 
+def _linked_copy(vectors, dest):
+    """dest/ with a hard link to every file of vectors/: regular files to every loader, no copying. A file to
+    change is unlinked first, so the stage stays as it is."""
+    dest.mkdir()
+    for f in vectors.iterdir():
+        os.link(f, dest / f.name)
+    return dest
+
+
 def expectations(stage_dir, where):
-    """Writes where/expected.json and where/tampered/ (a copy of the corpus with one changed file); returns the
+    """Writes where/expected.json, where/tampered/ (the corpus with one changed file) and where/partial/ (one file
+    missing, one extra; both hold hard links to the stage's unchanged files); returns the
     dict. Keys: version, spec_version, manifest_sha256, total; files {path: vectors} (the manifest's counts),
     families {family: vectors} and kinds {kind: vectors} (counted in the files); samples [{id, kind, hex, variants
     {label: hex}}] (hex: a value's canonical bytes, a decode-reject's bytes); filter {family, era, format, kind, rule,
     count} (a query with every filter and its count); skips (skips.txt's path), skip_cases
-    (skips-expected.json's cases); tampered {dir, file, expected, actual} (the changed file's sha256s)."""
+    (skips-expected.json's cases), skip_lines [{text, valid}] (its lines: valid
+    or refused by the harness, as the second line of a file); tampered {dir, file, expected, actual} (the changed file's sha256s); partial
+    {dir, missing, extra} (file names)."""
     vectors = stage_dir / "vectors"
     manifest_bytes = (vectors / "manifest.json").read_bytes()
     manifest = json.loads(manifest_bytes)
@@ -104,13 +122,16 @@ def expectations(stage_dir, where):
     samples = [{"id": v["id"], "kind": v["kind"], "hex": _byte_hex(v),
                 "variants": {x["label"]: x["hex"] for x in v.get("variants", ())}}
                for v in with_bytes[step // 2::step][:SAMPLES]]
-    tampered = where / "tampered"
-    shutil.copytree(vectors, tampered)
+    tampered, partial = _linked_copy(vectors, where / "tampered"), _linked_copy(vectors, where / "partial")
+    (partial / MISSING_FILE).unlink()
+    (partial / EXTRA_FILE).write_text('{"vectors": []}\n')
     target = tampered / TAMPERED_FILE
     data = target.read_bytes()
+    target.unlink()
     digit = data.index(b'"', data.index(b":", data.index(b'"canonical"')) + 1) + 1    # a canonical's first digit
     changed = data[:digit] + (b"1" if data[digit:digit + 1] == b"0" else b"0") + data[digit + 1:]   # same size
     target.write_bytes(changed)
+    skips_expected = json.loads((TESTDATA / "skips-expected.json").read_text(encoding="utf-8"))
     expected = {
         "version": manifest["corpus_version"], "spec_version": manifest["spec_version"],
         "manifest_sha256": hashlib.sha256(manifest_bytes).hexdigest(),
@@ -119,9 +140,10 @@ def expectations(stage_dir, where):
         "families": dict(sorted(families.items())), "kinds": dict(sorted(kinds.items())),
         "filter": dict(FILTER, count=filtered), "samples": samples,
         "skips": str(TESTDATA / "skips.txt"),
-        "skip_cases": json.loads((TESTDATA / "skips-expected.json").read_text(encoding="utf-8"))["cases"],
+        "skip_cases": skips_expected["cases"], "skip_lines": skips_expected["lines"],
         "tampered": {"dir": str(tampered), "file": TAMPERED_FILE,
                      "expected": hashlib.sha256(data).hexdigest(), "actual": hashlib.sha256(changed).hexdigest()},
+        "partial": {"dir": str(partial), "missing": MISSING_FILE, "extra": EXTRA_FILE},
     }
     (where / "expected.json").write_text(json.dumps(expected, indent=1), encoding="utf-8")
     return expected
@@ -139,3 +161,28 @@ def unit_route_counts(stage_dir):
     listed = sum(1 for v, op in ops
                  if index.hits(v["id"], op, {"family": data["family"], "era": v["era"], "format": "msgpack"}))
     return len(ops) - listed, listed
+
+
+def tool(name, install):
+    """The path of a program the test needs; a missing one fails the test saying what to install."""
+    path = shutil.which(name)
+    assert path, f"{name} is missing: install {install}"
+    return path
+
+
+def consumer_dir(tmp_path_factory, stage_dir, eco, setup=None):
+    """eco's consumer project directory, made once per session: expected.json, tampered/ and partial/
+    (expectations()) in it, then setup(path) (a venv, an npm install) when given."""
+    def make(path):
+        path.mkdir()
+        expectations(stage_dir, path)
+        if setup:
+            setup(path)
+    return once(tmp_path_factory, f"consumer-{eco}", make)
+
+
+def built(tmp_path_factory, eco, tools, install):
+    """(stage, eco's out directory), after checking that the tools eco's build and consumer need are there."""
+    for name in tools:
+        tool(name, install)
+    return stage(tmp_path_factory), artifact(tmp_path_factory, eco)

@@ -40,9 +40,16 @@ type expected struct {
 		Op     string  `json:"op"`
 		Reason *string `json:"reason"`
 	} `json:"skip_cases"`
+	SkipLines []struct {
+		Text  string `json:"text"`
+		Valid bool   `json:"valid"`
+	} `json:"skip_lines"`
 	Tampered struct {
 		Dir, File, Expected, Actual string
 	} `json:"tampered"`
+	Partial struct {
+		Dir, Missing, Extra string
+	} `json:"partial"`
 }
 
 func setup(t *testing.T) (*wirecorpus.Corpus, *expected) {
@@ -157,8 +164,18 @@ func TestSkipList(t *testing.T) {
 			t.Errorf("Reason(%s, %s) = %q, %v; want %v", c.ID, c.Op, reason, skipped, c.Reason)
 		}
 	}
-	if _, err := wirecorpus.ParseSkips("# ok\nint.fixint.p1 decode\n"); err == nil || !strings.Contains(err.Error(), "line 2") {
-		t.Errorf("a line without a reason: %v, want an error naming line 2", err)
+}
+
+func TestSkipListRefusesTheLinesTheHarnessRefuses(t *testing.T) {
+	_, want := setup(t)
+	if len(want.SkipLines) == 0 {
+		t.Fatal("no skip lines")
+	}
+	for _, line := range want.SkipLines {
+		_, err := wirecorpus.ParseSkips("# a comment\n" + line.Text + "\n")
+		if (err == nil) != line.Valid || err != nil && !strings.HasPrefix(err.Error(), "skip list line 2: ") {
+			t.Errorf("ParseSkips(%q): %v; valid: %v", line.Text, err, line.Valid)
+		}
 	}
 }
 
@@ -174,15 +191,17 @@ func TestLoadDirAndTamperRefusal(t *testing.T) {
 	tampered := want.Tampered
 	_, err = wirecorpus.LoadDir(tampered.Dir)
 	var integrity *wirecorpus.IntegrityError
-	if err == nil {
-		t.Fatalf("LoadDir(%s) accepted a tampered copy", tampered.Dir)
+	if !errors.As(err, &integrity) || len(integrity.Problems) != 1 || integrity.Problems[0].File != tampered.File {
+		t.Fatalf("LoadDir(%s): %v, want an IntegrityError naming %s", tampered.Dir, err, tampered.File)
 	}
-	if !errors.As(err, &integrity) || integrity.File != tampered.File {
-		t.Errorf("LoadDir(%s): %v, want an IntegrityError naming %s", tampered.Dir, err, tampered.File)
+	if !strings.Contains(err.Error(), tampered.File+": sha256 "+tampered.Actual) || !strings.Contains(err.Error(), tampered.Expected) {
+		t.Errorf("error %q does not name %s with both sha256s", err, tampered.File)
 	}
-	for _, s := range []string{tampered.File, tampered.Expected, tampered.Actual} {
-		if !strings.Contains(err.Error(), s) {
-			t.Errorf("error %q does not say %q", err, s)
-		}
+	partial := want.Partial
+	_, err = wirecorpus.LoadDir(partial.Dir)
+	if !errors.As(err, &integrity) || !strings.Contains(err.Error(), partial.Missing+": missing") ||
+		!strings.Contains(err.Error(), partial.Extra+": extra") {
+		t.Errorf("LoadDir(%s): %v, want an IntegrityError naming %s missing and %s extra", partial.Dir, err,
+			partial.Missing, partial.Extra)
 	}
 }

@@ -24,24 +24,41 @@ type manifest struct {
 	Files         []FileEntry `json:"files"`
 }
 
-// IntegrityError refuses a tampered or partial corpus: it names the file that differs from manifest.json, a
-// modified (or truncated) one with the expected and actual sha256, a listed one that is missing, or files the
-// manifest does not list.
+// IntegrityError refuses a tampered or partial corpus: every file that differs from manifest.json, is missing, or
+// is not listed in it.
 type IntegrityError struct {
-	Dir, File        string
-	Problem          string // "modified", "missing" or "unlisted"
-	Expected, Actual string // sha256 of a modified file
+	Dir      string
+	Version  string // the manifest's corpus_version
+	Problems []Problem
+}
+
+// Problem is one corpus file that does not match manifest.json.
+type Problem struct {
+	File             string
+	Kind             string // "modified", "missing" or "extra"
+	Expected, Actual string // a modified file's sha256s: the manifest's and the file's
+	ExpectedBytes    int64  // a modified file's sizes
+	ActualBytes      int64
+}
+
+func (p Problem) String() string {
+	switch p.Kind {
+	case "missing":
+		return p.File + ": missing (listed in manifest.json)"
+	case "extra":
+		return p.File + ": extra (not listed in manifest.json)"
+	}
+	return fmt.Sprintf("%s: sha256 %s (%d bytes), manifest.json says %s (%d bytes)",
+		p.File, p.Actual, p.ActualBytes, p.Expected, p.ExpectedBytes)
 }
 
 func (e *IntegrityError) Error() string {
-	switch e.Problem {
-	case "missing":
-		return fmt.Sprintf("wirecorpus: %s: %s is listed in manifest.json but missing", e.Dir, e.File)
-	case "unlisted":
-		return fmt.Sprintf("wirecorpus: %s: %s is not listed in manifest.json", e.Dir, e.File)
+	lines := make([]string, len(e.Problems))
+	for i, p := range e.Problems {
+		lines[i] = "\n  " + p.String()
 	}
-	return fmt.Sprintf("wirecorpus: %s: %s: sha256 %s, manifest.json says %s; refusing a tampered copy "+
-		"(reinstall the package or use an unmodified corpus)", e.Dir, e.File, e.Actual, e.Expected)
+	return fmt.Sprintf("wirecorpus: %s is not corpus %s as its manifest.json describes it; refusing a tampered or "+
+		"partial copy:%s", e.Dir, e.Version, strings.Join(lines, ""))
 }
 
 // verified reads manifest.json and every file it lists from fsys, refusing a file that is missing, unlisted, or
@@ -59,31 +76,42 @@ func verified(fsys fs.FS, dir string) (*manifest, string, map[string][]byte, err
 	if err != nil {
 		return nil, "", nil, fmt.Errorf("wirecorpus: %s: %w", dir, err)
 	}
-	listed := map[string]bool{}
-	for _, f := range m.Files {
-		listed[f.Path] = true
-	}
-	var unlisted []string
+	present := map[string]bool{}
 	for _, e := range entries {
-		if e.Name() != "manifest.json" && !listed[e.Name()] {
-			unlisted = append(unlisted, e.Name())
-		}
+		present[e.Name()] = true
 	}
-	if len(unlisted) > 0 {
-		sort.Strings(unlisted)
-		return nil, "", nil, &IntegrityError{Dir: dir, File: strings.Join(unlisted, ", "), Problem: "unlisted"}
-	}
+	listed := map[string]bool{}
+	var problems []Problem
 	files := make(map[string][]byte, len(m.Files))
 	for _, f := range m.Files {
+		listed[f.Path] = true
+		if !present[f.Path] {
+			problems = append(problems, Problem{File: f.Path, Kind: "missing"})
+			continue
+		}
 		data, err := fs.ReadFile(fsys, f.Path)
 		if err != nil {
-			return nil, "", nil, &IntegrityError{Dir: dir, File: f.Path, Problem: "missing"}
+			return nil, "", nil, fmt.Errorf("wirecorpus: %s: %w", dir, err)
 		}
 		// The size is compared too: it is what the manifest records besides the hash.
 		if sum := sha256Hex(data); sum != f.Sha256 || int64(len(data)) != f.Bytes {
-			return nil, "", nil, &IntegrityError{Dir: dir, File: f.Path, Problem: "modified", Expected: f.Sha256, Actual: sum}
+			problems = append(problems, Problem{File: f.Path, Kind: "modified", Expected: f.Sha256, Actual: sum,
+				ExpectedBytes: f.Bytes, ActualBytes: int64(len(data))})
 		}
 		files[f.Path] = data
+	}
+	var extra []string
+	for name := range present {
+		if name != "manifest.json" && !listed[name] {
+			extra = append(extra, name)
+		}
+	}
+	sort.Strings(extra)
+	for _, name := range extra {
+		problems = append(problems, Problem{File: name, Kind: "extra"})
+	}
+	if len(problems) > 0 {
+		return nil, "", nil, &IntegrityError{Dir: dir, Version: m.CorpusVersion, Problems: problems}
 	}
 	return &m, sha256Hex(raw), files, nil
 }

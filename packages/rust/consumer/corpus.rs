@@ -1,7 +1,7 @@
 //! A consumer's unit test of the built ignite-wire-corpus crate (tests/test_packages_rust.py makes a crate with
 //! a path dependency on the unpacked .crate). $CORPUS_EXPECTED names the JSON of what to find
 //! (tests/package_fixtures/packages_helper.py); $CORPUS_DIR an intact corpus directory.
-use ignite_wire_corpus::{Corpus, Error, Filter, Skips};
+use ignite_wire_corpus::{Corpus, Error, Filter, Problem, Skips};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -80,8 +80,19 @@ fn skip_list() {
         let v = corpus.vector(id).unwrap_or_else(|| panic!("no vector {id}"));
         assert_eq!(skips.reason(v, op), case["reason"].as_str(), "reason({id}, {op})");
     }
-    let err = Skips::parse("# ok\nint.fixint.p1 decode\n").unwrap_err();
-    assert!(err.contains("line 2"), "{err}");
+}
+
+#[test]
+fn skip_list_refuses_the_lines_the_harness_refuses() {
+    let lines = expected()["skip_lines"].as_array().unwrap().clone();
+    assert!(!lines.is_empty());
+    for line in lines {
+        let text = line["text"].as_str().unwrap();
+        match Skips::parse(&format!("# a comment\n{text}\n")) {
+            Ok(_) => assert!(line["valid"].as_bool().unwrap(), "{text:?} was taken"),
+            Err(e) => assert!(!line["valid"].as_bool().unwrap() && e.starts_with("skip list line 2: "), "{text:?}: {e}"),
+        }
+    }
 }
 
 #[test]
@@ -93,13 +104,19 @@ fn from_dir_and_tamper_refusal() {
     let t = &want["tampered"];
     let field = |k: &str| t[k].as_str().unwrap();
     match Corpus::from_dir(field("dir")) {
-        Err(e @ Error::Modified { .. }) => {
+        Err(e @ Error::Integrity { .. }) => {
             let message = e.to_string();
-            for s in [field("file"), field("expected"), field("actual")] {
-                assert!(message.contains(s), "error {message:?} does not say {s}");
-            }
+            let Error::Integrity { problems, .. } = e else { unreachable!() };
+            assert!(matches!(&problems[..], [Problem::Modified { file, .. }] if file == field("file")), "{message}");
+            assert!(message.contains(&format!("{}: sha256 {}", field("file"), field("actual"))), "{message}");
+            assert!(message.contains(field("expected")), "{message}");
         }
-        Err(e) => panic!("{}: {e}, want Error::Modified", field("dir")),
+        Err(e) => panic!("{}: {e}, want Error::Integrity", field("dir")),
         Ok(_) => panic!("{}: a tampered copy was accepted", field("dir")),
+    }
+    let p = &want["partial"];
+    let message = Corpus::from_dir(p["dir"].as_str().unwrap()).err().expect("a partial copy was accepted").to_string();
+    for (key, what) in [("missing", "missing"), ("extra", "extra")] {
+        assert!(message.contains(&format!("{}: {what}", p[key].as_str().unwrap())), "{message}");
     }
 }

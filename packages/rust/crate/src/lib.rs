@@ -1,5 +1,6 @@
 //! The Apache Ignite 3 wire-value golden-vector corpus, embedded, with a loader. Every file is checked against
-//! vectors/manifest.json when a [`Corpus`] is loaded, and a modified copy is refused ([`Error::Modified`]).
+//! vectors/manifest.json when a [`Corpus`] is loaded, and a tampered or partial copy is refused
+//! ([`Error::Integrity`]).
 //! The vectors' structure is the conformance suite's schema/corpus.schema.json: [`Vector`] reads it, it does
 //! not restate it.
 //!
@@ -15,7 +16,7 @@ mod skips;
 mod vector;
 mod verify;
 
-pub use error::Error;
+pub use error::{Error, Problem};
 pub use skips::{SkipEntry, Skips};
 pub use vector::{Variant, Vector};
 pub use verify::FileEntry;

@@ -1,4 +1,4 @@
-use crate::Error;
+use crate::{Error, Problem};
 use serde::Deserialize;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -20,14 +20,18 @@ pub(crate) struct Manifest {
 }
 
 /// The manifest and the bytes of every file it lists (in its order), refusing a directory whose files are
-/// missing, unlisted or differ from it. `names`: the directory's entries; `read`: a file's bytes, None if absent.
+/// missing, extra or differ from it (every such file in one error). `names`: the directory's entries; `read`: a file's bytes, None if absent.
 pub(crate) fn verified(
     dir: &str,
     names: Vec<String>,
     read: impl Fn(&str) -> Option<Result<Vec<u8>, Error>>,
 ) -> Result<(Manifest, Vec<Vec<u8>>), Error> {
-    let missing = |file: &str| Error::Missing { dir: dir.to_string(), file: file.to_string() };
-    let raw = read("manifest.json").ok_or_else(|| missing("manifest.json"))??;
+    let no_manifest = || Error::Integrity {
+        dir: dir.to_string(),
+        version: "?".to_string(),
+        problems: vec![Problem::Missing { file: "manifest.json".to_string() }],
+    };
+    let raw = read("manifest.json").ok_or_else(no_manifest)??;
     let doc = parse(dir, "manifest.json", &raw)?;
     let bad = |what: &str| Error::Field { id: format!("{dir}/manifest.json"), what: what.to_string() };
     let text = |v: &Value, key: &str| v[key].as_str().map(str::to_string).ok_or_else(|| bad(key));
@@ -40,26 +44,34 @@ pub(crate) fn verified(
             vectors: f["vectors"].as_u64().ok_or_else(|| bad("vectors"))? as usize,
         });
     }
-    let mut unlisted: Vec<String> =
-        names.into_iter().filter(|n| n != "manifest.json" && !files.iter().any(|f| &f.path == n)).collect();
-    if !unlisted.is_empty() {
-        unlisted.sort();
-        return Err(Error::Unlisted { dir: dir.to_string(), files: unlisted });
-    }
+    let mut problems = Vec::new();
     let mut contents = Vec::with_capacity(files.len());
     for f in &files {
-        let data = read(&f.path).ok_or_else(|| missing(&f.path))??;
+        let Some(data) = read(&f.path) else {
+            problems.push(Problem::Missing { file: f.path.clone() });
+            continue;
+        };
+        let data = data?;
         let actual = sha256_hex(&data);
         // The size is compared too: it is what the manifest records besides the hash.
         if actual != f.sha256 || data.len() as u64 != f.bytes {
-            return Err(Error::Modified {
-                dir: dir.to_string(),
+            problems.push(Problem::Modified {
                 file: f.path.clone(),
                 expected_sha256: f.sha256.clone(),
                 actual_sha256: actual,
+                expected_bytes: f.bytes,
+                actual_bytes: data.len() as u64,
             });
         }
         contents.push(data);
+    }
+    let mut extra: Vec<String> =
+        names.into_iter().filter(|n| n != "manifest.json" && !files.iter().any(|f| &f.path == n)).collect();
+    extra.sort();
+    problems.extend(extra.into_iter().map(|file| Problem::Extra { file }));
+    if !problems.is_empty() {
+        let version = doc["corpus_version"].as_str().unwrap_or("?").to_string();
+        return Err(Error::Integrity { dir: dir.to_string(), version, problems });
     }
     let manifest = Manifest {
         corpus_version: text(&doc, "corpus_version")?,

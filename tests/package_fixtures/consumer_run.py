@@ -1,14 +1,7 @@
-"""For tests/test_packages_{go,rust,nuget}.py: a toolchain that must be there, and its commands' output on failure."""
-import shutil
+"""For tests/test_packages_{go,rust,nuget}.py: a consumer's build-and-test command, its output shown on failure."""
 import subprocess
 
 import pytest
-
-
-def need(tool, install):
-    """Fails the test (never a silent skip) when tool is not on PATH, saying what to install."""
-    if shutil.which(tool) is None:
-        pytest.fail(f"{tool} is not on PATH: install {install}")
 
 
 def run(cmd, cwd, env):
