@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from package_fixtures import packages_helper
-from package_fixtures.toolchain import need, run
+from package_fixtures.consumer_run import run
 
 CONSUMER = packages_helper.REPO / "packages" / "nuget" / "consumer"
 # This machine kind's offline folder of test-framework packages (Microsoft.NET.Test.Sdk, xunit).
@@ -22,9 +22,7 @@ DOTNET_ENV = {"DOTNET_CLI_TELEMETRY_OPTOUT": "1", "DOTNET_NOLOGO": "1", "DOTNET_
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
-    need("dotnet", "the .NET SDK, 8 or newer")
-    stage = packages_helper.stage(tmp_path_factory)
-    out = packages_helper.artifact(tmp_path_factory, "nuget")
+    stage, out = packages_helper.built(tmp_path_factory, "nuget", ["dotnet"], "the .NET SDK, 8 or newer")
     version = (stage / "VERSION").read_text().strip()
     assert sorted(p.name for p in out.iterdir()) == [f"IgniteWireCorpus.{version}.nupkg"]
     return stage, out / f"IgniteWireCorpus.{version}.nupkg", version
@@ -58,4 +56,4 @@ def test_consumer_project(built, tmp_path):
                CORPUS_EXPECTED=str(tmp_path / "expected.json"), CORPUS_DIR=str(stage / "vectors"))
     done = run(["dotnet", "test", "Consumer.csproj", f"-p:CorpusPackageVersion={version}", "--nologo", "-v", "quiet"],
                consumer, env)
-    assert "Passed!" in done.stdout and "Passed:     4" in done.stdout, done.stdout
+    assert "Passed!" in done.stdout and "Passed:     5" in done.stdout, done.stdout

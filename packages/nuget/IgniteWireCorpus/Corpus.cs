@@ -14,7 +14,7 @@ public sealed record CorpusFile(string Path, string Sha256, long Bytes, int Vect
 /// <summary>
 /// The Ignite 3 wire-value golden-vector corpus: <see cref="Embedded"/> (this package's), or
 /// <see cref="Load(string)"/> for a directory. Every file is checked against manifest.json before anything is
-/// read, and a modified copy is refused (<see cref="CorpusIntegrityException"/>). The vectors' structure is the
+/// read, and a tampered or partial copy is refused (<see cref="CorpusIntegrityException"/>). The vectors' structure is the
 /// suite's schema/corpus.schema.json; <see cref="Vector"/> reads it, it does not restate it.
 /// </summary>
 public sealed class Corpus
@@ -76,7 +76,7 @@ public sealed class Corpus
     private Corpus(string where, IReadOnlyCollection<string> names, Func<string, byte[]?> read)
     {
         var manifestBytes = read("manifest.json")
-            ?? throw new CorpusIntegrityException(where, "manifest.json", "missing", null, null);
+            ?? throw new CorpusIntegrityException(where, "?", new[] { new CorpusProblem("manifest.json", "missing") });
         var manifest = Parse(where, "manifest.json", manifestBytes).RootElement;
         Version = manifest.GetProperty("corpus_version").GetString()!;
         SpecVersion = manifest.GetProperty("spec_version").GetString()!;
@@ -85,23 +85,30 @@ public sealed class Corpus
             f.GetProperty("path").GetString()!, f.GetProperty("sha256").GetString()!,
             f.GetProperty("bytes").GetInt64(), f.GetProperty("vectors").GetInt32())).ToList();
 
-        var listed = Files.Select(f => f.Path).ToHashSet();
-        var unlisted = names.Where(n => n != "manifest.json" && !listed.Contains(n)).OrderBy(n => n, StringComparer.Ordinal).ToList();
-        if (unlisted.Count > 0)
-        {
-            throw new CorpusIntegrityException(where, string.Join(", ", unlisted), "unlisted", null, null);
-        }
+        var problems = new List<CorpusProblem>();
         var contents = new List<byte[]>();
         foreach (var file in Files)
         {
-            var data = read(file.Path) ?? throw new CorpusIntegrityException(where, file.Path, "missing", null, null);
+            var data = read(file.Path);
+            if (data == null)
+            {
+                problems.Add(new CorpusProblem(file.Path, "missing"));
+                continue;
+            }
             var actual = Sha256Hex(data);
             // The size is compared too: it is what the manifest records besides the hash.
             if (actual != file.Sha256 || data.LongLength != file.Bytes)
             {
-                throw new CorpusIntegrityException(where, file.Path, "modified", file.Sha256, actual);
+                problems.Add(new CorpusProblem(file.Path, "modified", file.Sha256, actual, file.Bytes, data.LongLength));
             }
             contents.Add(data);
+        }
+        var listed = Files.Select(f => f.Path).ToHashSet();
+        problems.AddRange(names.Where(n => n != "manifest.json" && !listed.Contains(n)).OrderBy(n => n, StringComparer.Ordinal)
+            .Select(n => new CorpusProblem(n, "extra")));
+        if (problems.Count > 0)
+        {
+            throw new CorpusIntegrityException(where, Version, problems);
         }
         for (var i = 0; i < Files.Count; i++)
         {

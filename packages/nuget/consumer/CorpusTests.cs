@@ -74,8 +74,28 @@ public class CorpusTests
             var v = Corpus.Embedded.Find(id) ?? throw new Exception($"no vector {id}");
             Assert.True(c.GetProperty("reason").GetString() == skips.Reason(v, op), $"Reason({id}, {op}) = {skips.Reason(v, op)}");
         }
-        var error = Assert.Throws<FormatException>(() => IgniteWireCorpus.SkipList.Parse("# ok\nint.fixint.p1 decode\n"));
-        Assert.Contains("line 2", error.Message);
+    }
+
+    [Fact]
+    public void SkipListRefusesTheLinesTheHarnessRefuses()
+    {
+        var lines = Want.GetProperty("skip_lines").EnumerateArray().ToList();
+        Assert.NotEmpty(lines);
+        foreach (var line in lines)
+        {
+            var text = Text(line, "text");
+            string? refused = null;
+            try
+            {
+                IgniteWireCorpus.SkipList.Parse($"# a comment\n{text}\n");
+            }
+            catch (FormatException e)
+            {
+                refused = e.Message;
+            }
+            Assert.True(line.GetProperty("valid").GetBoolean() == (refused == null), $"{text}: {refused}");
+            Assert.True(refused == null || refused.StartsWith("skip list line 2: ", StringComparison.Ordinal), refused);
+        }
     }
 
     [Fact]
@@ -86,10 +106,14 @@ public class CorpusTests
         Assert.Equal(Text(Want, "version"), intact.Version);
         var t = Want.GetProperty("tampered");
         var error = Assert.Throws<CorpusIntegrityException>(() => Corpus.Load(Text(t, "dir")));
-        Assert.Equal((Text(t, "file"), Text(t, "expected"), Text(t, "actual")), (error.File, error.ExpectedSha256, error.ActualSha256));
-        foreach (var s in new[] { Text(t, "file"), Text(t, "expected"), Text(t, "actual") })
-        {
-            Assert.Contains(s, error.Message);
-        }
+        var problem = Assert.Single(error.Problems);
+        Assert.Equal((Text(t, "file"), "modified", Text(t, "expected"), Text(t, "actual")),
+            (problem.File, problem.Kind, problem.ExpectedSha256, problem.ActualSha256));
+        Assert.Contains($"{Text(t, "file")}: sha256 {Text(t, "actual")}", error.Message);
+        Assert.Contains(Text(t, "expected"), error.Message);
+        var p = Want.GetProperty("partial");
+        var partial = Assert.Throws<CorpusIntegrityException>(() => Corpus.Load(Text(p, "dir")));
+        Assert.Contains($"{Text(p, "missing")}: missing", partial.Message);
+        Assert.Contains($"{Text(p, "extra")}: extra", partial.Message);
     }
 }
