@@ -30,6 +30,8 @@ TEST_DEBS  := python3-pytest python3-pytest-xdist chromium chromium-driver pytho
 # builder and a venv with pip for its consumer, the JDK and jackson-databind for the jar.
 PACKAGES_DEBS := python3-build python3-setuptools python3-wheel python3-venv python3-pip openjdk-17-jdk-headless \
                  libjackson2-databind-java
+# The Go module's vet and consumer, the Rust crate's serde_json and sha2 from Debian's crate registry.
+PACKAGES_DEBS += golang-go librust-serde-json-dev librust-sha2-dev
 TEST_DEBS  += $(PACKAGES_DEBS)
 setup:
 	@tools/need-deb $(SETUP_DEBS)
