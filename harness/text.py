@@ -33,3 +33,9 @@ def clean_bytes(data, limit=MESSAGE_LIMIT):
     """clean() for raw bytes from a runner (invalid UTF-8 replaced); only the first bytes are decoded."""
     text = clean(data[:limit].decode("utf-8", "replace"), limit)
     return text + f"... (truncated {len(data) - limit} bytes)" if len(data) > limit else text
+
+
+def first_line(error):
+    """An exception's first line of text, or its class name when it has none."""
+    lines = str(error).splitlines()
+    return lines[0] if lines else type(error).__name__
