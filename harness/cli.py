@@ -16,16 +16,17 @@ import threading
 import traceback
 from pathlib import Path
 
-from harness import capabilities, corpus_cache, selection
+from harness import capabilities, selection, verify_plan
 from harness import corpus as corpus_mod
-from harness import judge, plan_cache, workers
-from harness import expectations, journal, junit, tuple_annotate, manifest, matrix, ops as ops_mod, report, results, schemas, threads
+from harness import plan_cache, workers
+from harness import expectations, journal, junit, tuple_annotate, manifest, matrix, report, results, schemas, threads
 from harness.diagnosis import annotated
 from harness.prestart import Prestarted
-from harness.options import SECONDS, number as _number
-from harness.runner_config import ConfigError, known_runners, parse_overrides, resolve
+from harness.options import SECONDS, UsageError, number as _number
+from harness.runner_config import ConfigError, from_args
 from harness.runner_process import STOP, StderrLog, stop_all
 from harness.runner_session import MAX_FAULTS, RunnerResult, Session
+from harness.text import shown_path
 
 DEFAULT_CORPUS = schemas.REPO_ROOT / "vectors"
 DEFAULT_RUNNERS = schemas.REPO_ROOT / "runners"
@@ -37,10 +38,6 @@ INTERNAL_ERROR = 3
 EXIT_WHEN_DONE = False      # set by harness/__main__.py: a finished verify run ends the process (_done)
 RUN_GC_THRESHOLD = (1_000_000, 50, 1000)    # the collector's thresholds while runners run (verify)
 _signals = []       # signals received by this run
-
-
-class UsageError(Exception):
-    pass
 
 
 def parser():
@@ -230,7 +227,7 @@ def _prestart(args):
     if args.dump or not args.runners:
         return Prestarted()
     try:
-        configs = _configs(args)
+        configs = from_args(args)
     except ConfigError:
         return Prestarted()
     if args.workers and workers.usable(len(configs)):
@@ -238,51 +235,10 @@ def _prestart(args):
     return Prestarted(configs)
 
 
-def _configs(args):
-    names = list(dict.fromkeys(n.strip() for n in args.runners.split(",") if n.strip()))
-    return resolve(names, args.runners_dir, parse_overrides(args.command),
-                   parse_overrides(args.expected_failures, "--expected-failures", "FILE"))
-
-
 def _verify(args, stdout, stderr, early):
-    # Before loading: a tampered file is named as such, not as whatever schema error the tampering caused.
-    cache_dir = None if args.no_cache else Path(args.cache_dir)
-    # One read and hash of every file (of those changed since: corpus_cache.py) serves both the manifest
-    # check and the cache key.
-    digests = corpus_cache.digests(args.corpus, cache_dir) if cache_dir else None
-    print(f"harness: corpus: {manifest.check(args.corpus, args.require_manifest, digests)}", file=stderr)
-    catalog, how = corpus_cache.open_corpus(args.corpus, cache_dir, digests)
-    if how == "cached":
-        print(f"harness: corpus: validated before (cache {_shown_path(cache_dir)}): not checked again, only the "
-              f"files holding the selected vectors are read", file=stderr)
-    registry_version = schemas.load("registry.json")["corpus_version"]
-    if catalog.version != registry_version:
-        print(f"harness: note: corpus files are version {catalog.version}, schema/registry.json says "
-              f"{registry_version}", file=stderr)
-    if args.dump:
-        return dump(catalog, args.dump, stdout, stderr)
-    if not args.runners:
-        raise UsageError("--runners is required (known runners: "
-                         f"{', '.join(known_runners(args.runners_dir)) or 'none'})")
-    required = capabilities.parse(args.require)
-    configs = _configs(args)
-    selected_ids = selection.select(catalog, args.case, args.patterns, args.family, stderr)
-    full_run = not args.case and not args.patterns and not args.family
-    # A full run takes the vectors and their request and answer lines from the cache when it has them.
-    cached = plan_cache.load(cache_dir, catalog) if full_run else None
-    selected, plan = cached or (catalog.vectors(selected_ids), None)
-    entries = load_expectations(configs, catalog)
-    # The files' bytes were hashed and (without a prepared plan) parsed: the run keeps only the vectors.
-    digests = None
-    catalog.release_files()
-
-    to_store = None
-    if plan is None:
-        plan = ops_mod.plan(selected)
-    # Forked workers share what is made now; in one process the values' canonical JSON is made on first use.
-    judge.prepare(plan, values_json=bool(args.workers and workers.usable(len(configs))))
-    if cached is None and full_run and cache_dir:
-        to_store = plan_cache.texts(plan)
+    plan = verify_plan.make(args, stdout, stderr)
+    if plan is None:        # --dump printed a vector's request lines
+        return 0
     # The corpus and the plan live as long as the run: the collector need not walk them again and again (each
     # full collection did, while a run's outcomes, verdicts and report records were made).
     gc.freeze()
@@ -294,18 +250,14 @@ def _verify(args, stdout, stderr, early):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     start_timeout = args.start_timeout or 3 * args.timeout
-    # The header holds what report-journal needs to rebuild the report if this process is killed.
-    run = {"selection": {"cases": args.case, "patterns": args.patterns, "families": args.family},
-           "commands": {c.name: c.argv for c in configs},
-           "expected_failures": {name: str(Path(path).resolve()) for name, path in
-                                 parse_overrides(args.expected_failures, "--expected-failures", "FILE").items()}}
     # The last run's reports go now, not when this run's replace them: on ext4 a rename over a file, or a rewrite
     # of a truncated one, makes the new data be written out at once (~0.03 s at the end of a full run, its reports
     # ~110 MB), a new file's in the background; and a run killed before its reports leaves its journal
     # (report-journal rebuilds them), not an older run's report that disagrees with it.
     for name in ("report.json", "junit.xml", "verdicts.jsonl"):
         (out / name).unlink(missing_ok=True)
-    log = journal.Journal(out / "verdicts.jsonl", catalog.version, [c.name for c in configs], len(plan), run)
+    log = journal.Journal(out / "verdicts.jsonl", plan.catalog.version, [c.name for c in plan.configs],
+                          len(plan.ops), plan.journal_header)
     incomplete = None
     try:
         shared, shared_junit = report.shared_pieces(), junit.shared_pieces()
@@ -314,8 +266,8 @@ def _verify(args, stdout, stderr, early):
             # A runner's verdicts, report records and JUnit suite are made as soon as its session ends, while slower
             # runners still run (on a core that is free by then), not all after the last one. judge_runs adds the
             # advice.
-            verdicts = results.build(config.name, plan, result.outcomes)
-            expectations.mark(entries[config.name], verdicts, catalog.scope)
+            verdicts = results.build(config.name, plan.ops, result.outcomes)
+            expectations.mark(plan.entries[config.name], verdicts, plan.catalog.scope)
             result.records = report.records(verdicts, shared)
             result.junit = junit.suite(config.name, verdicts, shared_junit)
             result.verdicts, result.counts = verdicts, results.counts(verdicts)
@@ -324,36 +276,34 @@ def _verify(args, stdout, stderr, early):
             # objects, 0.3 s of a run's CPU). Garbage made of them is still freed when its count drops to zero.
             gc.freeze()
 
-        runs, error = run_all(configs, plan, catalog.version, args, start_timeout, out, log.add, finish, early)
+        runs, error = run_all(plan.configs, plan.ops, plan.catalog.version, args, start_timeout, out, log.add, finish,
+                              early)
         incomplete = _interrupted() or (error and _internal_error(error, stderr))
         complete = incomplete is None
-        final = judge_runs(runs, plan, entries, required, full_run and complete, catalog)
-
-        chosen = {"cases": args.case, "patterns": args.patterns + [f"family:{f}" for f in args.family],
-                  "full": full_run, "vectors": len(selected), "ops": len(plan)}
+        final = judge_runs(runs, plan.ops, plan.entries, plan.required, plan.full_run and complete, plan.catalog)
         grid = None
         if len(final) > 1 and not args.no_matrix and complete:
             try:
-                grid = matrix.run(final, plan, catalog.version, args.timeout, start_timeout, args.window, out,
-                                  args.max_faults)
+                grid = matrix.run(final, plan.ops, plan.catalog.version, args.timeout, start_timeout, args.window,
+                                  out, args.max_faults)
             except Exception as e:      # noqa: BLE001 - the per-runner verdicts are still written
                 incomplete = _interrupted() or _internal_error(e, stderr)
             incomplete = incomplete or _interrupted()
             if incomplete:
                 grid = None
-        rep = report.build(catalog, registry_version, chosen, final, incomplete)
+        rep = report.build(plan.catalog, plan.registry_version, plan.selection, final, incomplete)
         if grid:
             matrix.add_to_report(rep, grid)
         write_reports(out, rep, final)
     finally:
         log.close(incomplete or "complete")
-    print_results(final, args.max_diagnoses, full_run and not incomplete, stdout)
+    print_results(final, args.max_diagnoses, plan.full_run and not incomplete, stdout)
     if grid:
         matrix.print_matrix(grid, args.max_diagnoses, lambda text: print(text, file=stdout))
     print(f"reports: {out / 'report.json'}, {out / 'junit.xml'}, {out / 'verdicts.jsonl'}", file=stderr)
     totals = print_totals(rep, stdout)
-    if to_store and not incomplete:
-        plan_cache.store(cache_dir, catalog, selected, to_store)
+    if plan.to_store and not incomplete:
+        plan_cache.store(plan.cache_dir, plan.catalog, plan.selected, plan.to_store)
     if incomplete:
         return _done(128 + _signals[0] if _signals else INTERNAL_ERROR, early, stdout, stderr)
     return _done(0 if totals["failed"] == 0 else 1, early, stdout, stderr)
@@ -369,16 +319,6 @@ def _done(code, early, stdout, stderr):
         stderr.flush()
         os._exit(code)
     return code
-
-
-def load_expectations(configs, catalog):
-    """{runner name: its expected-failures entries}; a wildcard entry's cap is checked against every op."""
-    entries = {c.name: expectations.parse(c.expected_failures) for c in configs}
-    if any(e.wildcard for listing in entries.values() for e in listing):     # the cap needs every op's key
-        all_keys = catalog.op_keys()
-        for listing in entries.values():
-            expectations.check_cap(listing, all_keys)
-    return entries
 
 
 def judge_runs(runs, plan, entries, required, stale_checked, catalog):
@@ -507,18 +447,18 @@ def print_results(final, max_diagnoses, full_run, stdout):
             say(f"... and {len(ranked) - MAX_FAILURE_LINES} more failing verdicts for {config.name} "
                 f"(see report.json)")
         for e in advice.stale:
-            say(f"STALE {config.name} {_shown_path(e.where)}: matches no verdict: {e.text}")
+            say(f"STALE {config.name} {shown_path(e.where)}: matches no verdict: {e.text}")
         if advice.unchecked:
             e = advice.unchecked[0]
             more = f" and {len(advice.unchecked) - 1} more" if len(advice.unchecked) > 1 else ""
             say(f"NOTE {config.name}: {len(advice.unchecked)} expected-failure entr"
                 f"{'ies' if len(advice.unchecked) > 1 else 'y'} name no vector of this corpus (a foreign or "
-                f"partial corpus), so not checked as stale: {_shown_path(e.where)}: {e.text}{more}")
+                f"partial corpus), so not checked as stale: {shown_path(e.where)}: {e.text}{more}")
         if result.start_error:
             advice.add = [line for line in advice.add if "  crash: runner did not start" not in line]
         if advice.add or advice.remove:
             scope = "" if full_run else " (for this selection only)"
-            say(f"{config.name}: to make {_shown_path(config.expected_failures)} match this run{scope}:")
+            say(f"{config.name}: to make {shown_path(config.expected_failures)} match this run{scope}:")
             edits = [f"  remove: {line}" for line in advice.remove] + [f"  add:    {line}" for line in advice.add]
             for line in edits[:MAX_FAILURE_LINES]:
                 say(line)
@@ -555,22 +495,3 @@ def closing_line(config, result, verdicts, advice):
     if result.abandoned:
         restarts += f"; {result.abandoned}"
     return f"{who}: {', '.join(parts)}{restarts}"
-
-
-def _shown_path(path):
-    """Paths under the working directory are shown relative to it (the output then reads the same anywhere)."""
-    text = str(path)
-    cwd = str(Path.cwd()) + "/"
-    return text[len(cwd):] if text.startswith(cwd) else text
-
-
-def dump(catalog, vector_id, stdout, stderr):
-    if vector_id not in catalog.meta:
-        raise UsageError(f"--dump {vector_id}: no such vector{selection.did_you_mean(vector_id, catalog.ids)}")
-    (vector,) = catalog.vectors([vector_id])
-    # The same lines, ids included, that 'verify --case ID' sends to a runner that supports every op.
-    stdout.write(ops_mod.encode_line(ops_mod.start_request(catalog.version)).decode("utf-8"))
-    for rid, op in enumerate(ops_mod.ops_for(vector), 1):
-        stdout.write(op.request_line(rid).decode("utf-8"))
-        print(f"# request {rid}: {op.name}", file=stderr)
-    return 0
