@@ -13,19 +13,18 @@ import os
 import signal
 import sys
 import threading
-import traceback
 from pathlib import Path
 
-from harness import capabilities, selection, verify_plan
+from harness import capabilities, selection, verify_plan, verify_run
 from harness import corpus as corpus_mod
-from harness import plan_cache, workers
+from harness import incomplete, plan_cache, workers
 from harness import expectations, journal, junit, tuple_annotate, manifest, matrix, report, results, schemas, threads
 from harness.diagnosis import annotated
 from harness.prestart import Prestarted
 from harness.options import SECONDS, UsageError, number as _number
 from harness.runner_config import ConfigError, from_args
-from harness.runner_process import STOP, StderrLog, stop_all
-from harness.runner_session import MAX_FAULTS, RunnerResult, Session
+from harness.runner_process import STOP
+from harness.runner_session import MAX_FAULTS
 from harness.text import shown_path
 
 DEFAULT_CORPUS = schemas.REPO_ROOT / "vectors"
@@ -34,10 +33,8 @@ DEFAULT_CACHE = schemas.REPO_ROOT / "out" / ".corpus-cache"      # out/ is not t
 MAX_FAILURE_LINES = 200      # per runner, one line each
 
 
-INTERNAL_ERROR = 3
 EXIT_WHEN_DONE = False      # set by harness/__main__.py: a finished verify run ends the process (_done)
 RUN_GC_THRESHOLD = (1_000_000, 50, 1000)    # the collector's thresholds while runners run (verify)
-_signals = []       # signals received by this run
 
 
 def parser():
@@ -116,12 +113,12 @@ def main(argv, stdout=None, stderr=None):
     _one_malloc_arena()
     box = []
     STOP.clear()
-    _signals.clear()
+    incomplete.received.clear()
     # SIGINT / SIGTERM: kill every runner now; the work thread then writes what it has and returns.
     old = {}
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM):
-            old[sig] = signal.signal(sig, _on_signal)
+            old[sig] = signal.signal(sig, incomplete.on_signal)
     try:
         # The work runs on a thread with a large stack: deeply nested vectors recurse through validation and
         # judging.
@@ -129,7 +126,7 @@ def main(argv, stdout=None, stderr=None):
     finally:
         for sig, handler in old.items():
             signal.signal(sig, handler)
-    return box[0] if box else INTERNAL_ERROR
+    return box[0] if box else incomplete.INTERNAL_ERROR
 
 
 def _one_malloc_arena():
@@ -152,16 +149,6 @@ def _one_malloc_arena():
         mallopt(-3, 32 << 20)       # M_MMAP_THRESHOLD
     except (OSError, AttributeError):
         pass
-
-
-def _on_signal(signum, frame):
-    _signals.append(signum)
-    stop_all()
-
-
-def _interrupted():
-    """'interrupted by SIGINT' (or SIGTERM) once a signal stopped the run, else None."""
-    return f"interrupted by {signal.Signals(_signals[0]).name}" if _signals else None
 
 
 def _main(argv, stdout, stderr):
@@ -249,7 +236,6 @@ def _verify(args, stdout, stderr, early):
     gc.enable()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    start_timeout = args.start_timeout or 3 * args.timeout
     # The last run's reports go now, not when this run's replace them: on ext4 a rename over a file, or a rewrite
     # of a truncated one, makes the new data be written out at once (~0.03 s at the end of a full run, its reports
     # ~110 MB), a new file's in the background; and a run killed before its reports leaves its journal
@@ -258,54 +244,37 @@ def _verify(args, stdout, stderr, early):
         (out / name).unlink(missing_ok=True)
     log = journal.Journal(out / "verdicts.jsonl", plan.catalog.version, [c.name for c in plan.configs],
                           len(plan.ops), plan.journal_header)
-    incomplete = None
+    stopped = None
     try:
-        shared, shared_junit = report.shared_pieces(), junit.shared_pieces()
-
-        def finish(config, result):
-            # A runner's verdicts, report records and JUnit suite are made as soon as its session ends, while slower
-            # runners still run (on a core that is free by then), not all after the last one. judge_runs adds the
-            # advice.
-            verdicts = results.build(config.name, plan.ops, result.outcomes)
-            expectations.mark(plan.entries[config.name], verdicts, plan.catalog.scope)
-            result.records = report.records(verdicts, shared)
-            result.junit = junit.suite(config.name, verdicts, shared_junit)
-            result.verdicts, result.counts = verdicts, results.counts(verdicts)
-            # They live until the reports are written: frozen like the plan, so that the full collections while
-            # the other runners still run do not walk them again (4 full collections walked up to 230,000 such
-            # objects, 0.3 s of a run's CPU). Garbage made of them is still freed when its count drops to zero.
-            gc.freeze()
-
-        runs, error = run_all(plan.configs, plan.ops, plan.catalog.version, args, start_timeout, out, log.add, finish,
-                              early)
-        incomplete = _interrupted() or (error and _internal_error(error, stderr))
-        complete = incomplete is None
-        final = judge_runs(runs, plan.ops, plan.entries, plan.required, plan.full_run and complete, plan.catalog)
+        runs = verify_run.run(plan, args, out, log.add, early, stderr)
+        stopped = runs.incomplete
+        complete = stopped is None
+        final = judge_runs(runs.runs, plan.ops, plan.entries, plan.required, plan.full_run and complete, plan.catalog)
         grid = None
         if len(final) > 1 and not args.no_matrix and complete:
             try:
-                grid = matrix.run(final, plan.ops, plan.catalog.version, args.timeout, start_timeout, args.window,
+                grid = matrix.run(final, plan.ops, plan.catalog.version, args.timeout, runs.start_timeout, args.window,
                                   out, args.max_faults)
             except Exception as e:      # noqa: BLE001 - the per-runner verdicts are still written
-                incomplete = _interrupted() or _internal_error(e, stderr)
-            incomplete = incomplete or _interrupted()
-            if incomplete:
+                stopped = incomplete.interrupted() or incomplete.internal_error(e, stderr)
+            stopped = stopped or incomplete.interrupted()
+            if stopped:
                 grid = None
-        rep = report.build(plan.catalog, plan.registry_version, plan.selection, final, incomplete)
+        rep = report.build(plan.catalog, plan.registry_version, plan.selection, final, stopped)
         if grid:
             matrix.add_to_report(rep, grid)
         write_reports(out, rep, final)
     finally:
-        log.close(incomplete or "complete")
-    print_results(final, args.max_diagnoses, plan.full_run and not incomplete, stdout)
+        log.close(stopped or "complete")
+    print_results(final, args.max_diagnoses, plan.full_run and not stopped, stdout)
     if grid:
         matrix.print_matrix(grid, args.max_diagnoses, lambda text: print(text, file=stdout))
     print(f"reports: {out / 'report.json'}, {out / 'junit.xml'}, {out / 'verdicts.jsonl'}", file=stderr)
     totals = print_totals(rep, stdout)
-    if plan.to_store and not incomplete:
+    if plan.to_store and not stopped:
         plan_cache.store(plan.cache_dir, plan.catalog, plan.selected, plan.to_store)
-    if incomplete:
-        return _done(128 + _signals[0] if _signals else INTERNAL_ERROR, early, stdout, stderr)
+    if stopped:
+        return _done(incomplete.exit_status(), early, stdout, stderr)
     return _done(0 if totals["failed"] == 0 else 1, early, stdout, stderr)
 
 
@@ -354,56 +323,6 @@ def print_totals(rep, stdout):
     unclaimed = f", {totals['unclaimed']} unclaimed" if totals.get("unclaimed") else ""
     print(f"{totals['passed']} passed, {totals['failed']} failed{unclaimed}", file=stdout)
     return totals
-
-
-def _internal_error(error, stderr):
-    """Prints a harness bug's traceback; the words report.json's "incomplete" gives for it."""
-    traceback.print_exception(type(error), error, error.__traceback__, file=stderr)
-    return f"internal error: {type(error).__name__}: {str(error)[:300]}"
-
-
-def run_all(configs, plan, corpus_version, args, start_timeout, out, on_outcome=None, finish=None, early=None):
-    """One thread per runner; ([(config, RunnerResult)] in the order the runners were named, the first harness
-    error or None). A result holds the outcomes gathered so far when its session failed or was interrupted.
-    finish(config, result) is called once a runner's session has ended, while the others may still run.
-    early: the runners' processes started before the plan was made (Prestarted), used for their first start."""
-    results_ = [RunnerResult(c.name) for c in configs]
-    logs = [StderrLog(out / f"{c.name}.stderr.log") for c in configs]
-
-    errors = []
-
-    def finished(i):
-        if finish:
-            finish(configs[i], results_[i])
-
-    def work(i):
-        try:
-            session = Session(configs[i], corpus_version, args.timeout, start_timeout, args.window, logs[i],
-                              args.max_faults, on_outcome)
-            if early is not None:
-                session.prestarted = early.take(configs[i].name, logs[i])
-            session.run(plan, results_[i])
-            finished(i)
-        except BaseException as e:     # a harness bug: report it after the other runners finish
-            errors.append(e)
-            stop_all()                 # the run is incomplete anyway: do not wait for the other runners
-
-    # Compile the response checks once, before the threads (or forked workers) share them.
-    for cmd in ("start", "encode", "decode"):
-        schemas.fast_check("protocol.schema.json", f"/$defs/{cmd}_response")
-
-    if args.workers and workers.usable(len(configs)):
-        def make_session(i, send_outcome):
-            return Session(configs[i], corpus_version, args.timeout, start_timeout, args.window, logs[i],
-                           args.max_faults, send_outcome)
-        error = workers.run_all([c.name for c in configs], make_session, plan, results_, on_outcome, finished)
-        if error:
-            errors.append(error)
-    else:
-        threads.run_all([lambda i=i: work(i) for i in range(len(configs))])
-    for log in logs:
-        log.close()
-    return list(zip(configs, results_)), (errors[0] if errors else None)
 
 
 # Full diagnoses go to the worst verdicts first; within one kind, in vector order.
