@@ -15,7 +15,7 @@ import sys
 import threading
 from pathlib import Path
 
-from harness import capabilities, selection, verify_plan, verify_run
+from harness import capabilities, selection, verify_judge, verify_plan, verify_run
 from harness import corpus as corpus_mod
 from harness import incomplete, plan_cache, workers
 from harness import expectations, journal, junit, tuple_annotate, manifest, matrix, report, results, schemas, threads
@@ -248,27 +248,17 @@ def _verify(args, stdout, stderr, early):
     try:
         runs = verify_run.run(plan, args, out, log.add, early, stderr)
         stopped = runs.incomplete
-        complete = stopped is None
-        final = judge_runs(runs.runs, plan.ops, plan.entries, plan.required, plan.full_run and complete, plan.catalog)
-        grid = None
-        if len(final) > 1 and not args.no_matrix and complete:
-            try:
-                grid = matrix.run(final, plan.ops, plan.catalog.version, args.timeout, runs.start_timeout, args.window,
-                                  out, args.max_faults)
-            except Exception as e:      # noqa: BLE001 - the per-runner verdicts are still written
-                stopped = incomplete.interrupted() or incomplete.internal_error(e, stderr)
-            stopped = stopped or incomplete.interrupted()
-            if stopped:
-                grid = None
-        rep = report.build(plan.catalog, plan.registry_version, plan.selection, final, stopped)
-        if grid:
-            matrix.add_to_report(rep, grid)
-        write_reports(out, rep, final)
+        judged = verify_judge.judge(plan, runs, args, out, stderr)
+        stopped = judged.incomplete
+        rep = report.build(plan.catalog, plan.registry_version, plan.selection, judged.final, stopped)
+        if judged.grid:
+            matrix.add_to_report(rep, judged.grid)
+        write_reports(out, rep, judged.final)
     finally:
         log.close(stopped or "complete")
-    print_results(final, args.max_diagnoses, plan.full_run and not stopped, stdout)
-    if grid:
-        matrix.print_matrix(grid, args.max_diagnoses, lambda text: print(text, file=stdout))
+    print_results(judged.final, args.max_diagnoses, plan.full_run and not stopped, stdout)
+    if judged.grid:
+        matrix.print_matrix(judged.grid, args.max_diagnoses, lambda text: print(text, file=stdout))
     print(f"reports: {out / 'report.json'}, {out / 'junit.xml'}, {out / 'verdicts.jsonl'}", file=stderr)
     totals = print_totals(rep, stdout)
     if plan.to_store and not stopped:
@@ -288,24 +278,6 @@ def _done(code, early, stdout, stderr):
         stderr.flush()
         os._exit(code)
     return code
-
-
-def judge_runs(runs, plan, entries, required, stale_checked, catalog):
-    """[(config, RunnerResult)] -> [(config, result, [Verdict], Advice)]: levels and expectations applied.
-    stale_checked: a complete full run, where an entry matching no verdict is stale."""
-    # Stale only where the loaded corpus holds an entry's scope: a foreign or partial corpus gets a note.
-    corpus_scope = expectations.CorpusScope(catalog)
-    final = []
-    for config, result in runs:
-        result.unmet = capabilities.unmet(required, result.info) if result.info else []
-        if result.verdicts is not None:     # built and marked when the session ended (verify's finish)
-            verdicts = result.verdicts
-            advice = expectations.advise(entries[config.name], verdicts, stale_checked, corpus_scope, result.counts)
-        else:
-            verdicts = results.build(config.name, plan, result.outcomes)
-            advice = expectations.apply(entries[config.name], verdicts, stale_checked, catalog.scope, corpus_scope)
-        final.append((config, result, verdicts, advice))
-    return final
 
 
 def write_reports(out, rep, final):

@@ -10,6 +10,7 @@ from harness import cli, corpus_cache, journal, ops as ops_mod, report, schemas,
 from harness.judge import Outcome
 from harness.runner_config import resolve
 from harness.runner_session import RunnerResult
+from harness.verify_judge import judge_runs
 from harness.verify_plan import load_expectations
 
 NOT_ENDED = "killed before the end"
@@ -55,7 +56,7 @@ def report_journal(args, stdout, stderr):
 
     full_run = not chosen["cases"] and not chosen["patterns"] and not chosen["families"]
     complete = end == "complete" and len(records) == len(plan) * len(configs)
-    final = cli.judge_runs(runs, plan, load_expectations(configs, catalog), [], full_run and complete, catalog)
+    final = judge_runs(runs, plan, load_expectations(configs, catalog), [], full_run and complete, catalog)
     summary = {"cases": chosen["cases"], "patterns": chosen["patterns"] + [f"family:{f}" for f in chosen["families"]],
                "full": full_run, "vectors": len(selected), "ops": len(plan)}
     incomplete = f"rebuilt from the journal; run ended: {end or NOT_ENDED}"
