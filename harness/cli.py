@@ -5,36 +5,27 @@ Exit status: 0 when nothing fails the run, 1 when something does, 2 for usage an
 harness, 130 / 143 when SIGINT / SIGTERM stopped the run. With 3, 130 and 143 report.json and junit.xml hold
 the verdicts gathered so far (report.json says "incomplete"), when the harness got as far as running runners.
 report-journal (harness/rebuild.py) exits 1 when it wrote the rebuilt, incomplete report, 2 for an unusable journal.
+This module reads the command line and runs the command on a thread of its own, SIGINT / SIGTERM handled; verify
+is the pipeline of harness/verify.py (plan, run, judge, report).
 """
 
 import argparse
 import gc
-import os
 import signal
 import sys
 import threading
-from pathlib import Path
 
-from harness import capabilities, selection, verify_judge, verify_plan, verify_run
-from harness import corpus as corpus_mod
-from harness import incomplete, plan_cache, workers
-from harness import expectations, journal, junit, tuple_annotate, manifest, matrix, report, results, schemas, threads
+from harness import capabilities, expectations, incomplete, manifest, rebuild, schemas, selection, threads
+from harness import corpus as corpus_mod, tuple_annotate, verify
 from harness.diagnosis import annotated
-from harness.prestart import Prestarted
 from harness.options import SECONDS, UsageError, number as _number
-from harness.runner_config import ConfigError, from_args
+from harness.runner_config import ConfigError
 from harness.runner_process import STOP
 from harness.runner_session import MAX_FAULTS
-from harness.text import shown_path
 
 DEFAULT_CORPUS = schemas.REPO_ROOT / "vectors"
 DEFAULT_RUNNERS = schemas.REPO_ROOT / "runners"
 DEFAULT_CACHE = schemas.REPO_ROOT / "out" / ".corpus-cache"      # out/ is not tracked by git
-MAX_FAILURE_LINES = 200      # per runner, one line each
-
-
-EXIT_WHEN_DONE = False      # set by harness/__main__.py: a finished verify run ends the process (_done)
-RUN_GC_THRESHOLD = (1_000_000, 50, 1000)    # the collector's thresholds while runners run (verify)
 
 
 def parser():
@@ -168,9 +159,8 @@ def _command(args, stdout, stderr):
         if args.command == "annotate":
             return annotate(args, stdout)
         if args.command == "report-journal":
-            from harness import rebuild     # it builds on this module's steps
             return rebuild.report_journal(args, stdout, stderr)
-        return verify(args, stdout, stderr)
+        return verify.verify(args, stdout, stderr)
     except (UsageError, ConfigError, corpus_mod.CorpusError, expectations.ExpectationError,
             manifest.ManifestError, capabilities.RequireError, selection.SelectionError) as e:
         print(f"harness: {e}", file=stderr)
@@ -189,200 +179,3 @@ def annotate(args, stdout):
     lines = annotated(data) if args.format == "msgpack" else tuple_annotate.annotate_format(data, args.format, columns)
     print("\n".join(lines), file=stdout)
     return 0
-
-
-def verify(args, stdout, stderr):
-    # Loading makes millions of objects and no garbage: the collector is off until the corpus and the plan are
-    # frozen below (a third of the load's CPU went to collections walking what was just loaded). _main turns it
-    # back on if this returns or fails before.
-    gc.disable()
-    # The runners' processes start first, so their runtimes start up while the corpus loads; each session sends
-    # 'start' once the plan is ready. Whatever loading raises, the early processes are killed before it is told.
-    early = _prestart(args)
-    thresholds = gc.get_threshold()
-    try:
-        return _verify(args, stdout, stderr, early)
-    finally:
-        gc.set_threshold(*thresholds)
-        early.kill_all()
-
-
-def _prestart(args):
-    """The named runners' processes, started now (harness/prestart.py). None are when the command line does not
-    run runners (--dump, no --runners) or names them wrongly (the error is reported where it always was, after
-    the corpus checks), nor with --workers (a forked worker starts its own)."""
-    if args.dump or not args.runners:
-        return Prestarted()
-    try:
-        configs = from_args(args)
-    except ConfigError:
-        return Prestarted()
-    if args.workers and workers.usable(len(configs)):
-        return Prestarted()
-    return Prestarted(configs)
-
-
-def _verify(args, stdout, stderr, early):
-    plan = verify_plan.make(args, stdout, stderr)
-    if plan is None:        # --dump printed a vector's request lines
-        return 0
-    # The corpus and the plan live as long as the run: the collector need not walk them again and again (each
-    # full collection did, while a run's outcomes, verdicts and report records were made).
-    gc.freeze()
-    # What the run makes lives until the reports are written, and its garbage is freed by reference counts: the
-    # collector runs seldom (the defaults walked the run's young objects ~780 times, 0.1 s of a full run's CPU; a
-    # full run now makes too few objects for one collection).
-    gc.set_threshold(*RUN_GC_THRESHOLD)
-    gc.enable()
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    # The last run's reports go now, not when this run's replace them: on ext4 a rename over a file, or a rewrite
-    # of a truncated one, makes the new data be written out at once (~0.03 s at the end of a full run, its reports
-    # ~110 MB), a new file's in the background; and a run killed before its reports leaves its journal
-    # (report-journal rebuilds them), not an older run's report that disagrees with it.
-    for name in ("report.json", "junit.xml", "verdicts.jsonl"):
-        (out / name).unlink(missing_ok=True)
-    log = journal.Journal(out / "verdicts.jsonl", plan.catalog.version, [c.name for c in plan.configs],
-                          len(plan.ops), plan.journal_header)
-    stopped = None
-    try:
-        runs = verify_run.run(plan, args, out, log.add, early, stderr)
-        stopped = runs.incomplete
-        judged = verify_judge.judge(plan, runs, args, out, stderr)
-        stopped = judged.incomplete
-        rep = report.build(plan.catalog, plan.registry_version, plan.selection, judged.final, stopped)
-        if judged.grid:
-            matrix.add_to_report(rep, judged.grid)
-        write_reports(out, rep, judged.final)
-    finally:
-        log.close(stopped or "complete")
-    print_results(judged.final, args.max_diagnoses, plan.full_run and not stopped, stdout)
-    if judged.grid:
-        matrix.print_matrix(judged.grid, args.max_diagnoses, lambda text: print(text, file=stdout))
-    print(f"reports: {out / 'report.json'}, {out / 'junit.xml'}, {out / 'verdicts.jsonl'}", file=stderr)
-    totals = print_totals(rep, stdout)
-    if plan.to_store and not stopped:
-        plan_cache.store(plan.cache_dir, plan.catalog, plan.selected, plan.to_store)
-    if stopped:
-        return _done(incomplete.exit_status(), early, stdout, stderr)
-    return _done(0 if totals["failed"] == 0 else 1, early, stdout, stderr)
-
-
-def _done(code, early, stdout, stderr):
-    """A verify run's exit status. Under `python3 -m harness` (EXIT_WHEN_DONE) the process ends here, its output
-    flushed (the reports and the journal are closed by now), without returning: the run's objects (the plan, the
-    verdicts, the report's records: millions) are then not freed one by one, which took 0.1 s of a full run."""
-    if EXIT_WHEN_DONE:
-        early.kill_all()
-        stdout.flush()
-        stderr.flush()
-        os._exit(code)
-    return code
-
-
-def write_reports(out, rep, final):
-    report.write(out / "report.json", rep)
-    junit.write(out / "junit.xml", [(config.name, verdicts, getattr(result, "junit", None))
-                                    for config, result, verdicts, _ in final])
-
-
-def print_totals(rep, stdout):
-    """The INCOMPLETE line (if any) and the closing totals line; returns the totals."""
-    totals = rep["totals"]
-    if rep.get("incomplete"):
-        print(f"INCOMPLETE: {rep['incomplete']['reason']}; {rep['incomplete']['missing']} verdicts missing "
-              f"(report.json holds the ones gathered)", file=stdout)
-    unclaimed = f", {totals['unclaimed']} unclaimed" if totals.get("unclaimed") else ""
-    print(f"{totals['passed']} passed, {totals['failed']} failed{unclaimed}", file=stdout)
-    return totals
-
-
-# Full diagnoses go to the worst verdicts first; within one kind, in vector order.
-SEVERITY = ("crash", "fail", "protocol-error", "timeout", "xpass")
-GROUPED = ("unclaimed", "skip", "abandoned")     # one line per reason, with a count: the same cause, many ops
-EXAMPLES = 3                        # ids shown on a grouped line
-
-
-def print_results(final, max_diagnoses, full_run, stdout):
-    def say(text=""):
-        print(text, file=stdout)
-
-    for config, result, verdicts, advice in final:
-        # The counts say which kinds there are: most runs have no failing or grouped verdict to look for.
-        c = results.counts_of(result, verdicts)
-        failing = [v for v in verdicts if v.verdict in results.FAILING] if any(c[k] for k in results.FAILING) else []
-        if result.start_error:
-            say(f"{config.name}: runner did not start: {result.start_error.splitlines()[0]}")
-            for line in result.start_error.splitlines()[1:]:
-                say(f"    {line}")
-            say(f"CRASH {config.name}: all {len(failing)} selected verdicts (the runner did not start)")
-            failing = []
-        for requirement in result.unmet:
-            key, value = requirement.split("=", 1)
-            say(f"UNMET {config.name}: --require {requirement}: the runner does not claim {key} '{value}' in its "
-                f"start answer's capabilities")
-        if any(c[k] for k in GROUPED) and not result.start_error:
-            _print_groups(config.name, [v for v in verdicts if v.verdict in GROUPED], say)
-        ranked = sorted((v for v in failing if v.verdict not in GROUPED),
-                        key=lambda v: SEVERITY.index(v.verdict) if v.verdict in SEVERITY else len(SEVERITY))
-        shown = 0
-        for v in ranked[:MAX_FAILURE_LINES]:
-            say(f"{v.verdict.upper()} {config.name} {v.vector} {v.op}: {v.detail}")
-            if v.verdict == "xpass":
-                say(f"    listed as expected to fail ({v.expectation}), but passes")
-            elif shown < max_diagnoses:
-                shown += 1
-                for line in v.diagnosis:
-                    say(f"    {line}")
-        if len(ranked) > MAX_FAILURE_LINES:
-            say(f"... and {len(ranked) - MAX_FAILURE_LINES} more failing verdicts for {config.name} "
-                f"(see report.json)")
-        for e in advice.stale:
-            say(f"STALE {config.name} {shown_path(e.where)}: matches no verdict: {e.text}")
-        if advice.unchecked:
-            e = advice.unchecked[0]
-            more = f" and {len(advice.unchecked) - 1} more" if len(advice.unchecked) > 1 else ""
-            say(f"NOTE {config.name}: {len(advice.unchecked)} expected-failure entr"
-                f"{'ies' if len(advice.unchecked) > 1 else 'y'} name no vector of this corpus (a foreign or "
-                f"partial corpus), so not checked as stale: {shown_path(e.where)}: {e.text}{more}")
-        if result.start_error:
-            advice.add = [line for line in advice.add if "  crash: runner did not start" not in line]
-        if advice.add or advice.remove:
-            scope = "" if full_run else " (for this selection only)"
-            say(f"{config.name}: to make {shown_path(config.expected_failures)} match this run{scope}:")
-            edits = [f"  remove: {line}" for line in advice.remove] + [f"  add:    {line}" for line in advice.add]
-            for line in edits[:MAX_FAILURE_LINES]:
-                say(line)
-            if len(edits) > MAX_FAILURE_LINES:
-                say(f"  ... and {len(edits) - MAX_FAILURE_LINES} more (all of them: report.json, runners[].expectations)")
-    for config, result, verdicts, advice in final:
-        say(closing_line(config, result, verdicts, advice))
-
-
-def _print_groups(name, verdicts, say):
-    """One line per (verdict, reason): 'SKIP x: 12 ops runner skipped: why (e.g. id op, ...)'."""
-    groups = {}
-    for v in verdicts:
-        groups.setdefault((v.verdict, v.detail), []).append(v)
-    for (verdict, detail), group in sorted(groups.items(), key=lambda g: (GROUPED.index(g[0][0]), -len(g[1]), g[0])):
-        examples = ", ".join(f"{v.vector} {v.op}" for v in group[:EXAMPLES])
-        more = ", ..." if len(group) > EXAMPLES else ""
-        say(f"{verdict.upper()} {name}: {len(group)} op{'s' if len(group) != 1 else ''} {detail} "
-            f"(e.g. {examples}{more})")
-
-
-def closing_line(config, result, verdicts, advice):
-    """'name (language, library version): 10 pass, 0 fail, 4 unclaimed; 1 restart'."""
-    c = results.counts_of(result, verdicts)
-    parts = [f"{c[k]} {k}" for k in results.ORDER if c[k] or k in ("pass", "fail")]
-    if advice.stale:
-        parts.append(f"{len(advice.stale)} stale expectation{'s' if len(advice.stale) > 1 else ''}")
-    if result.unmet:
-        parts.append(f"{len(result.unmet)} unmet requirement{'s' if len(result.unmet) > 1 else ''}")
-    who = config.name
-    if result.info:
-        who += f" ({result.info['language']}, {result.info['library']} {result.info['library_version']})"
-    restarts = f"; {result.restarts} restart{'s' if result.restarts != 1 else ''}" if result.restarts else ""
-    if result.abandoned:
-        restarts += f"; {result.abandoned}"
-    return f"{who}: {', '.join(parts)}{restarts}"

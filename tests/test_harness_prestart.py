@@ -9,7 +9,7 @@ import time
 import pytest
 
 from harness_fixtures.harness_helpers import PY, ORACLE, CORPUS, oracle_command, run
-from harness import cli, incomplete, judge, prestart
+from harness import incomplete, judge, prestart, verify
 
 
 @pytest.fixture
@@ -22,7 +22,7 @@ def started(monkeypatch):
             super().__init__(configs)
             procs.extend(proc for proc, _ in self._procs.values())
 
-    monkeypatch.setattr(cli, "Prestarted", Recording)
+    monkeypatch.setattr(verify, "Prestarted", Recording)
     return procs
 
 
