@@ -38,7 +38,7 @@ class RunnerResult:
     restarts: int = 0
     unmet: list = field(default_factory=list)       # --require capabilities it does not claim (set by the cli)
     abandoned: str = None          # why the runner was given up, if it was
-    # Made as soon as the session ended (cli.verify's finish): its Verdicts, expectations marked on them
+    # Made as soon as the session ended (verify_run's finish): its Verdicts, expectations marked on them
     # (expectations.mark), their counts (results.counts), their report.json records and junit.xml testsuite.
     verdicts: list = None
     counts: dict = None
