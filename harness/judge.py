@@ -33,6 +33,7 @@ class Outcome:
 class NotAnAnswer:
     """A stdout line that is no valid response to the request (the caller's protocol error): why, in one line."""
     problem: str
+    not_json: str = None    # the JSON parser's complaint (its first line) when the line is not JSON at all
 
 
 def answer(op, rid, line):
@@ -44,7 +45,7 @@ def answer(op, rid, line):
     try:
         message = json.loads(line)
     except (ValueError, RecursionError) as e:   # not JSON, not UTF-8, too deep, an int too long to read
-        return NotAnAnswer(f"stdout line is not JSON ({first_line(e)}): {clean_line(line)}")
+        return NotAnAnswer(f"stdout line is not JSON ({first_line(e)}): {clean_line(line)}", first_line(e))
     if not isinstance(message, dict) or message.get("id") != rid:
         got = message.get("id") if isinstance(message, dict) else None
         return NotAnAnswer(f"answered id {clean(repr(got), 100)} while request {rid} was due: {clean_line(line)}")

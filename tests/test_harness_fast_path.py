@@ -151,3 +151,4 @@ def test_the_entry_point_judges_every_line_as_the_slow_path(op):
                         (b'{"id": 7, "values": 5}', "violates protocol.schema.json")):
         outcome = answer(op, 7, line)
         assert type(outcome) is NotAnAnswer and words in outcome.problem, line
+        assert (outcome.not_json is not None) == (line == b"hello")
