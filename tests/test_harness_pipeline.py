@@ -25,8 +25,9 @@ def test_each_stage_is_entered_once_in_order(tmp_path):
 
     threading.setprofile(profile)
     sys.setprofile(profile)
-    try:    # two runners: the matrix (in the judge stage) runs too
-        r = run(tmp_path, runners="oracle,other", commands=[oracle_command(), oracle_command(name="other")])
+    try:    # two runners: the matrix (in the judge stage) runs too; the profiler slows the harness: a generous timeout
+        r = run(tmp_path, runners="oracle,other", commands=[oracle_command(), oracle_command(name="other")],
+                timeout=60)
     finally:
         sys.setprofile(None)
         threading.setprofile(None)
