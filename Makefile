@@ -6,6 +6,7 @@
 #   make bench    codec speed per language (IEP-75 and Ignite.NET cases); make bench-verify: verify speed
 #   make vectors  regenerate vectors/ from generator/sources/
 #   make report   out/dashboard.html, out/summary.md and out/badges/ from the last run
+#   make packages the corpus with a loader for npm, NuGet, Python, Go, Rust and Java in dist/packages/ (offline)
 # RUNNERS=python,java selects runners (default: every runners/<name>/runner.json); ARGS='...' goes to the harness.
 
 # Debian's own interpreter: the python3-* packages below belong to it, not to whatever python3 is first on PATH.
@@ -25,6 +26,13 @@ ARGS    ?=
 SETUP_DEBS := python3-jsonschema python3-yaml
 FUZZ_DEBS  := python3-hypothesis
 TEST_DEBS  := python3-pytest python3-pytest-xdist chromium chromium-driver python3-selenium python3-lxml python3-junitparser
+# make packages (and the package tests, tests/test_packages_*.py, which make pytest runs): the Python wheel/sdist
+# builder and a venv with pip for its consumer, the JDK and jackson-databind for the jar.
+PACKAGES_DEBS := python3-build python3-setuptools python3-wheel python3-venv python3-pip openjdk-17-jdk-headless \
+                 libjackson2-databind-java
+# The Go module's vet and consumer, the Rust crate's serde_json and sha2 from Debian's crate registry.
+PACKAGES_DEBS += golang-go librust-serde-json-dev librust-sha2-dev
+TEST_DEBS  += $(PACKAGES_DEBS)
 setup:
 	@tools/need-deb $(SETUP_DEBS)
 setup-fuzz: setup
@@ -73,8 +81,9 @@ report: setup
 
 # The tests run the Python runner (runners/python; tests/test_add_a_type.py in a scratch copy of the repository):
 # its setup installs python3-msgpack. -n: pytest-xdist workers, one per core (PYTEST_WORKERS=0: one process).
+# runner-js: its pinned typescript compiles a typed consumer of the npm package (tests/test_packages_npm.py).
 PYTEST_WORKERS ?= auto
-pytest: setup-test runner-python
+pytest: setup-test runner-python runner-js
 	$(PY) -m pytest -q -n $(PYTEST_WORKERS) tests
 
 # A runner may add its own checks (sanitizers, type checks) as a `check` target in its Makefile.
@@ -111,6 +120,14 @@ bench: setup $(addprefix runner-,$(ALL_RUNNERS))
 # Warm `make verify` against its floor, runner throughput on 1x/3x/10x corpora, a harness profile (~15 min).
 bench-verify: setup $(addprefix runner-,$(ALL_RUNNERS))
 	$(MAKE) --no-print-directory -C bench verify
+
+# The corpus packages of every ecosystem in dist/packages/<eco>/, built offline from the release tarball below
+# (packages/README.md; ONLY=npm builds one). Node/npm come as the js runner's setup has them.
+.PHONY: packages
+packages: release
+	@tools/need-deb $(PACKAGES_DEBS)
+	@command -v npm >/dev/null 2>&1 || tools/need-deb nodejs npm
+	$(PY) packages/build.py --out dist/packages $(if $(ONLY),$(foreach e,$(subst $(comma), ,$(ONLY)),--only $(e)))
 
 # dist/ignite-wire-corpus-<corpus_version>.tar.gz + dist/SHA256SUMS (spec.md 8.3). Refuses a corpus that differs
 # from its sources or its manifest, and a CHANGELOG.md without an entry for the version.

@@ -7,7 +7,8 @@
 # expected-failures file, a stale entry in it, or a REQUIRE capability your runner does not claim); 2 when the
 # release or the configuration is wrong (download, SHA-256, tampered or partial corpus, unknown options).
 # Vectors outside the eras / formats / ops your runner's start answer claims are 'unclaimed': not sent, not
-# failing, and counted on the PASS / FAIL line, in summary.md and on the badge.
+# failing, and counted on the PASS / FAIL line, in summary.md and on the badge. A run that checked nothing (every
+# verdict unclaimed, or no report) ends 'NOTHING CHECKED' with exit status 1, unless ALLOW_NOTHING_CHECKED=1.
 #
 # Environment (required):
 #   CORPUS_RELEASE     URL (http/https) or local path of ignite-wire-corpus-<version>.tar.gz
@@ -25,6 +26,7 @@
 #   BENCH_HOSTILE      1: also measure your runner's peak RSS and slowest vector over the must-reject vectors
 #                      (tools/bench_hostile.py --command; goals: 256 MiB, 1 s per vector; a miss fails the gate)
 #   BENCH_ARGS         extra bench options, split on spaces (e.g. --max-rss-mib 512 -k 'hostile.*')
+#   ALLOW_NOTHING_CHECKED  1: a run in which every verdict is unclaimed exits 0 (still saying NOTHING CHECKED)
 set -eu
 
 say() { printf 'gate: %s\n' "$*" >&2; }
@@ -134,16 +136,28 @@ else
     } >"$GATE_OUT/summary.md"
 fi
 
-# What the verdicts were: a PASS with expected failures or unclaimed ops says how many.
-counts=$("$PYTHON" -c 'import json, sys
+# What the verdicts were, each kind counted apart; 'checked' is every verdict but the unclaimed ones.
+summary=$("$PYTHON" -c 'import json, sys
 r = json.load(open(sys.argv[1]))["runners"][0]
 c, unmet = r["counts"], r.get("unmet_requirements") or []
-text = "%d verdicts: %d pass, %d xfail, %d unclaimed" % (sum(c.values()), c["pass"] + c["info"], c["xfail"],
-                                                         c.get("unclaimed", 0))
-print(text + ("; required but not claimed: " + ", ".join(unmet) if unmet else ""))' "$GATE_OUT/report.json" 2>/dev/null) || counts="no report"
-if [ "$status" -eq 0 ]; then
-    say "PASS: $RUNNER_NAME conforms to corpus $version ($counts); reports in $GATE_OUT (junit.xml, summary.md, report.json)"
-else
+unclaimed = c.get("unclaimed", 0)
+text = "%d verdicts: %d pass, %d info, %d xfail, %d unclaimed" % (sum(c.values()), c["pass"], c["info"], c["xfail"],
+                                                                 unclaimed)
+print(sum(c.values()) - unclaimed, unclaimed, text + ("; required but not claimed: " + ", ".join(unmet) if unmet else ""))
+' "$GATE_OUT/report.json" 2>/dev/null) || summary="0 0 no report"
+checked=${summary%% *}; summary=${summary#* }
+unclaimed=${summary%% *}; counts=${summary#* }
+if [ "$status" -ne 0 ]; then
     say "FAIL: $RUNNER_NAME has unexpected results on corpus $version ($counts); see $GATE_OUT/harness.txt and summary.md"
+elif [ "$checked" -eq 0 ]; then
+    say "NOTHING CHECKED: no verdict of $RUNNER_NAME on corpus $version compared anything ($counts): the vectors" \
+        "run all lie outside the eras, formats and ops its start answer claims; reports in $GATE_OUT"
+    if [ "${ALLOW_NOTHING_CHECKED:-0}" = 1 ]; then say "ALLOW_NOTHING_CHECKED=1: exit status 0 all the same"
+    else status=1; fi
+elif [ "$unclaimed" -gt 0 ]; then
+    say "PASS: $RUNNER_NAME conforms to corpus $version where it claims to ($counts: the unclaimed ones were not" \
+        "checked); reports in $GATE_OUT (junit.xml, summary.md, report.json)"
+else
+    say "PASS: $RUNNER_NAME conforms to corpus $version ($counts); reports in $GATE_OUT (junit.xml, summary.md, report.json)"
 fi
 exit "$status"

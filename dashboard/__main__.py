@@ -27,10 +27,11 @@ def run(args):
     data = model.build(report, model.read_corpus(args.corpus), model._read_json(args.registry, "registry"))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "dashboard.html").write_text(page.render(data), encoding="utf-8")
+    html = page.render(data)
+    (out / "dashboard.html").write_text(html, encoding="utf-8")
     (out / "summary.md").write_text(summary.render(data, args.dashboard_url), encoding="utf-8")
     badge_paths = badges.write(data, out)
-    print(f"dashboard: wrote {out / 'dashboard.html'}, {out / 'summary.md'}, "
+    print(f"dashboard: wrote {out / 'dashboard.html'} ({len(html.encode()) / 1e6:.1f} MB), {out / 'summary.md'}, "
           f"{len(badge_paths)} badge(s) in {out / 'badges'}", file=sys.stderr)
 
 

@@ -21,6 +21,8 @@ def badge(runner):
         if unmet:
             message += f", missing {', '.join(unmet)}"
         color = "red"
+    elif runner["nothing_checked"]:
+        message, color = f"nothing checked, {c['unclaimed']} unclaimed", "lightgrey"
     elif extra:
         message, color = f"{passed}/{total} pass{extra}", "yellowgreen"
     else:

@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 from dashboard import hexdump, values
-from dashboard.status import FAILING, VERDICTS, worst
+from dashboard.status import FAILING, VERDICTS, nothing_checked, worst
 
 REPO = Path(__file__).resolve().parent.parent
 UNKNOWN_FAMILY = "(not in corpus)"
@@ -114,7 +114,7 @@ def _runner(r):
     counts = {k: r["counts"].get(k, 0) for k in VERDICTS}
     failing = (sum(counts[k] for k in FAILING) + len(r["expectations"]["stale"])
                + len(r.get("unmet_requirements", [])))
-    return {**r, "counts": counts, "failing": failing,
+    return {**r, "counts": counts, "failing": failing, "nothing_checked": nothing_checked(counts),
             "state": "crash" if r["start_error"] else worst(k for k in VERDICTS if counts[k]) or "none"}
 
 

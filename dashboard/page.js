@@ -1,16 +1,37 @@
 "use strict";
-// The dashboard's behaviour: renders every section from the inlined page data (built by dashboard/model.py),
-// and opens a vector's detail for the URL fragment #vector=<id>, so a link or a click shows one vector.
+// The dashboard's behaviour: renders every section from the inlined page data (built by dashboard/model.py,
+// packed by dashboard/page.py), and opens a vector's detail for the URL fragment #vector=<id>, so a link or a
+// click shows one vector. A vector's detail is parsed from its own line of the data when it is first opened.
 
-const DATA = JSON.parse(document.getElementById("report-data").textContent);
-const RUNNERS = DATA.runners.map(r => r.name);
-const VECTORS = new Map(DATA.vectors.map(v => [v.id, v]));
+let DATA, RUNNERS, VECTORS, LINES, UNREAD;
+
+// The inlined data: base64 of gzip of one JSON line (what every section draws) and one line per vector's detail.
+async function loadData() {
+  const text64 = atob(document.getElementById("report-data").textContent.trim());
+  const packed = new Uint8Array(text64.length);
+  for (let i = 0; i < text64.length; i++) packed[i] = text64.charCodeAt(i);
+  const text = await new Response(new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"))).text();
+  LINES = text.split("\n");
+  DATA = JSON.parse(LINES[0]);
+  RUNNERS = DATA.runners.map(r => r.name);
+  VECTORS = new Map(DATA.vectors.map(v => [v.id, v]));
+  UNREAD = new Map(DATA.vectors.map((v, i) => [v.id, i + 1]));    // vector id -> its detail line, until parsed
+}
+// A vector whole (its list row and its detail), or undefined; the detail line is parsed on first use.
+function vectorDetail(id) {
+  const line = UNREAD.get(id);
+  if (line !== undefined) {
+    Object.assign(VECTORS.get(id), JSON.parse(LINES[line]));
+    UNREAD.delete(id);
+  }
+  return VECTORS.get(id);
+}
 const STATE_TEXT = {pass: "✓ pass", info: "i info", xfail: "≈ expected failure", fail: "✗ fail",
                     crash: "‼ crash", unclaimed: "∅ unclaimed", none: "– not run"};
 const VERDICT_STATE = {pass: "pass", info: "info", xfail: "xfail", fail: "fail", xpass: "fail", skip: "fail",
                        crash: "crash", timeout: "crash", "protocol-error": "crash", abandoned: "crash", fault: "crash",
                        unclaimed: "unclaimed"};
-const SEVERITY = ["crash", "fail", "xfail", "unclaimed", "info", "pass"];
+const SEVERITY = ["crash", "fail", "xfail", "unclaimed", "pass", "info"];     // as dashboard/status.py
 
 // el("td", {class: "x", onclick: f}, child, "text", ...): a DOM element; text is never parsed as HTML.
 function el(tag, attrs, ...children) {
@@ -42,6 +63,12 @@ function worst(states) {
   for (const s of SEVERITY) if (states.includes(s)) return s;
   return "none";
 }
+// <details> whose content is made when it is first opened (a rule's list of thousands of vector links).
+function lazyDetails(summary, content) {
+  const d = el("details", {}, el("summary", {}, summary));
+  d.addEventListener("toggle", () => { if (d.open && d.children.length === 1) d.append(...[content()].flat(Infinity)); });
+  return d;
+}
 function table(t, head, rows, rowheadFirst) {
   t.replaceChildren(el("thead", {}, el("tr", {}, head.map((h, i) =>
     el("th", {class: (rowheadFirst && i === 0 ? "rowhead " : "") + (h.num ? "num" : "")}, h.text ?? h)))),
@@ -51,14 +78,18 @@ function table(t, head, rows, rowheadFirst) {
 // ---------- header, runners ----------
 function renderHeader() {
   const m = DATA.meta, t = m.totals;
-  const bad = t.failed > 0;
-  $("overall").className = "chip " + (bad ? "fail" : "pass");
-  $("overall").textContent = bad ? `✗ ${t.failed} failing` : `✓ all ${t.passed} passing`;
+  const bad = t.failed > 0, idle = DATA.runners.every(r => r.nothing_checked);
+  // Every verdict kind counted apart (pass, info, xfail, unclaimed, ...), over all runners.
+  const all = {};
+  for (const r of DATA.runners) for (const [k, n] of Object.entries(r.counts)) all[k] = (all[k] || 0) + n;
+  $("overall").className = "chip " + (bad ? "fail" : idle ? "unclaimed" : "pass");
+  $("overall").textContent = bad ? `✗ ${t.failed} failing` : idle ? "∅ nothing checked (all unclaimed)" :
+    `✓ none failing: ${countsText(all)}`;
   const sel = m.selection;
   $("meta").textContent = `Corpus ${m.corpus_version} · registry ${m.registry_version} · harness ${m.harness_version}` +
     ` · report written ${m.timestamp} · ${sel.vectors} vectors, ${sel.ops} operations per runner` +
     (sel.full ? " (whole corpus)" : ` (selection: ${[...sel.cases, ...sel.patterns].join(", ")})`) +
-    ` · ${t.passed} passed, ${t.failed} failed` + (t.unclaimed ? `, ${t.unclaimed} unclaimed` : "");
+    ` · ${countsText(all)}`;
 }
 
 function renderRunners() {
@@ -70,6 +101,7 @@ function renderRunners() {
       el("th", {class: "rowhead"}, r.name),
       el("td", {}, chip(r.failing ? (r.state === "crash" ? "crash" : "fail") : r.state,
                         r.start_error ? "‼ did not start" : r.failing ? `✗ ${r.failing} failing` :
+                        r.nothing_checked ? "∅ nothing checked (all unclaimed)" :
                         r.state === "unclaimed" ? "✓ pass (part unclaimed)" : STATE_TEXT[r.state])),
       el("td", {}, r.language ?? "—"),
       el("td", {}, [r.library, r.library_version].filter(Boolean).join(" ") || "—"),
@@ -229,7 +261,7 @@ function openVector(id) {
   if (location.hash !== want) location.hash = want; else renderDetail(id);
 }
 function renderDetail(id) {
-  const v = VECTORS.get(id);
+  const v = vectorDetail(id);
   const body = $("detail-body");
   $("detail-title").textContent = id;
   $("detail").hidden = false;
@@ -275,8 +307,8 @@ function renderRules() {
     el("th", {class: "rowhead mono"}, r.id),
     el("td", {}, r.level ?? "—"),
     el("td", {}, r.title, r.registered ? null : [" ", chip("fail", "✗ not in registry")]),
-    el("td", {}, r.vectors.length ? el("details", {}, el("summary", {}, `${r.vectors.length} vectors`),
-        r.vectors.map((id, i) => [i ? ", " : "", vectorLink(id)])) : chip("fail", "✗ NO VECTOR")),
+    el("td", {}, r.vectors.length ? lazyDetails(`${r.vectors.length} vectors`,
+        () => r.vectors.map((id, i) => [i ? ", " : "", vectorLink(id)])) : chip("fail", "✗ NO VECTOR")),
     RUNNERS.map(name => {
       const s = r.state[name];
       return el("td", {title: countsText(s.counts)}, chip(s.state, STATE_TEXT[s.state].split(" ")[0] + " " +
@@ -372,7 +404,8 @@ function route() {
   }
 }
 
-function init() {
+async function init() {
+  await loadData();
   renderHeader();
   renderRunners();
   renderMatrix();
@@ -397,4 +430,8 @@ function init() {
   route();
   document.body.setAttribute("data-ready", "1");
 }
-init();
+init().catch(e => {
+  document.getElementById("meta").textContent = "This page could not read its data (" + e + "); it needs a " +
+    "browser with DecompressionStream (Chrome 80, Firefox 113, Safari 16.4 or later).";
+  throw e;
+});

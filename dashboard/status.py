@@ -8,11 +8,17 @@ STATE = {
     "crash": "crash", "timeout": "crash", "protocol-error": "crash", "abandoned": "crash",
     "unclaimed": "unclaimed",
 }
-# Worst first: the state of a group of verdicts is the worst state in it.
-SEVERITY = ("crash", "fail", "xfail", "unclaimed", "info", "pass")
+# Worst first: the state of a group of verdicts is the worst state in it. 'info' (what a runner did where the spec
+# lets it choose) is no worse than a pass: a group reads 'info' only when none of it passed.
+SEVERITY = ("crash", "fail", "xfail", "unclaimed", "pass", "info")
 FAILING = ("fail", "xpass", "skip", "crash", "timeout", "protocol-error", "abandoned")
 VERDICTS = ("pass", "fail", "xfail", "xpass", "skip", "crash", "timeout", "protocol-error", "abandoned", "info",
             "unclaimed")
+
+
+def nothing_checked(counts):
+    """Every verdict unclaimed (or none at all): the runner claims nothing of what was run, so nothing was compared."""
+    return not any(n for k, n in counts.items() if k != "unclaimed")
 
 
 def worst(verdicts):

@@ -8,7 +8,8 @@ from dashboard.status import FAILING
 
 MAX_FAILING_ROWS = 100
 MARK = {"pass": "✅ pass", "info": "✅ pass", "xfail": "✅ pass (expected failures)", "fail": "❌ fail",
-        "crash": "💥 crash", "unclaimed": "✅ pass (part unclaimed)", "none": "➖ nothing ran"}
+        "crash": "💥 crash", "unclaimed": "✅ pass (part unclaimed)", "none": "➖ nothing ran",
+        "nothing_checked": "➖ nothing checked (all unclaimed)"}
 
 
 def _cell(text):
@@ -34,9 +35,9 @@ def render(data, dashboard_url="dashboard.html"):
              f"{sel['vectors']} vectors, {sel['ops']} operations per runner"
              + ("" if sel["full"] else " (a selection, not the whole corpus)")
              + f" · [dashboard]({dashboard_url})", "",
-             "| runner | library | pass | expected failures | fail | crash / timeout / protocol / abandoned | "
+             "| runner | library | pass | info | expected failures | fail | crash / timeout / protocol / abandoned | "
              "skip / xpass | unclaimed | stale | status |",
-             "|---|---|--:|--:|--:|--:|--:|--:|--:|---|"]
+             "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
     unmet = []
     for r in runners:
         c = r["counts"]
@@ -46,8 +47,10 @@ def render(data, dashboard_url="dashboard.html"):
         status = MARK["fail"] if r["failing"] and r["state"] not in ("crash",) else MARK[r["state"]]
         if r["start_error"]:
             status = "💥 did not start"
+        elif not r["failing"] and r["nothing_checked"]:
+            status = MARK["nothing_checked"]
         lines.append("| " + " | ".join(_cell(x) for x in (
-            r["name"], lib, c["pass"] + c["info"], c["xfail"], c["fail"],
+            r["name"], lib, c["pass"], c["info"], c["xfail"], c["fail"],
             c["crash"] + c["timeout"] + c["protocol-error"] + c.get("abandoned", 0), c["skip"] + c["xpass"],
             c.get("unclaimed", 0),
             len(r["expectations"]["stale"]), status)) + " |")

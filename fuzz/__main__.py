@@ -1,4 +1,6 @@
-"""make fuzz: /usr/bin/python3 -m fuzz --runners python,java,cpp,js --values 20000 --seed 1 --out out/fuzz
+"""make fuzz: /usr/bin/python3 -m fuzz --runners <runners> --values 20000 --seed 1 --seconds 300 --out out/fuzz,
+<runners> being every runner with a runners/<name>/runner.json, comma-separated (RUNNERS=... picks others, as for
+make verify).
 
 Hypothesis draws batches of typed values (every type and era of schema/registry.json, weighted to boundaries);
 each batch goes pipelined to every runner and is checked as fuzz/check.py says. A disagreement is shrunk by

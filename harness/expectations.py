@@ -1,4 +1,5 @@
 """runners/<name>/expected-failures.txt: known failures, so a run can pass while they are fixed.
+The same file is the corpus packages' skip list (SkipList in every loader): docs/skip-file.md describes it once.
 
 Format, one entry per line: SCOPE  OP-GLOB  reason...  ('#' starts a comment line). SCOPE is one of
   ID             one vector id (looked up by key: a list of 10,000 such lines costs nothing per verdict)
@@ -21,6 +22,9 @@ from pathlib import Path
 from harness.judge import RAW_FAILING
 
 WILDCARD_CAP = 200
+# What a suggested entry may list: what the library does wrong or does not do. A crash, timeout or protocol error is
+# the runner's own bug, to be fixed rather than listed, so no line is ever proposed for one.
+LISTABLE = ("fail", "skip")
 SCOPES = ("family", "era", "format")
 _ID_GLOB = re.compile(r"^[a-z0-9*]([a-z0-9._*-]*)$")
 _SCOPED = re.compile(r"^(family|era|format):([a-z0-9][a-z0-9._-]*)$")
@@ -214,9 +218,10 @@ def advise(entries, verdicts, full_run, corpus_scope=None, counts=None):
         elif any(v.verdict == "xpass" for v in e.matched):
             # Replace the entry by exact lines for what still fails under it.
             advice.remove.append(e.text)
-            advice.add += [f"{v.vector}  {v.op}  {e.reason}" for v in e.matched if v.verdict == "xfail"]
-    for v in verdicts if counts is None or any(counts[k] for k in RAW_FAILING) else ():
-        if v.verdict in RAW_FAILING:
+            advice.add += [f"{v.vector}  {v.op}  {e.reason}" for v in e.matched
+                           if v.verdict == "xfail" and v.outcome in LISTABLE]
+    for v in verdicts if counts is None or any(counts[k] for k in LISTABLE) else ():
+        if v.verdict in LISTABLE:
             detail = v.detail if len(v.detail) <= 100 else v.detail[:100] + "..."
             advice.add.append(f"{v.vector}  {v.op}  {v.verdict}: {detail}")
     advice.add = sorted(set(advice.add))

@@ -23,6 +23,8 @@ from harness.text import clean, first_line as _first_line
 PROTOCOL = 1
 MAX_FAULTS = 5          # crashes or timeouts in a row before a runner is given up (--max-faults)
 WINDOW_BYTES = 8 << 20  # unanswered request bytes past which no more requests are sent (one at least)
+STRAY_GRACE = 1.0       # seconds to wait for the line after a blank stray line (what the runner meant to print)
+STRAY_LOOKAHEAD = 20    # blank lines read past one before giving up on finding its text
 
 
 class StartError(Exception):
@@ -233,9 +235,27 @@ class Session:
         outcome = answer(op, rid, line)
         if type(outcome) is not NotAnAnswer:
             return None, outcome
+        problem, shown = outcome.problem, None
+        if outcome.not_json is not None:    # a stray line: shown by its text (a blank one, with the line after it)
+            shown = self._stray(line)
+            problem = f"stdout line is not JSON ({outcome.not_json}): {shown(200)}"
         self.proc.kill()
-        return Outcome("protocol-error", outcome.problem,
-                       [f"line: {clean_line(line, 2000)}"] + self._stderr("runner stderr")), None
+        return Outcome("protocol-error", problem,
+                       [f"line: {shown(2000) if shown else clean_line(line, 2000)}"] + self._stderr("runner stderr")), None
+
+    def _stray(self, line):
+        """limit -> the text of a stray stdout line. A blank one says nothing: it is shown with the first non-blank
+        line after it (a runner's print or warning that went to stdout), read within STRAY_GRACE."""
+        if not isinstance(line, bytes) or line.strip():
+            return lambda limit: clean_line(line, limit)
+        deadline = time.monotonic() + STRAY_GRACE
+        for _ in range(STRAY_LOOKAHEAD):
+            after = self.proc.read_line(deadline)
+            if not isinstance(after, bytes):
+                break
+            if after.strip():
+                return lambda limit: f"a blank line, then: {clean_line(after, limit)}"
+        return lambda limit: "a blank line (nothing printed after it)"
 
     def _stderr(self, title):
         tail = self.proc.stderr_text() if self.proc else []

@@ -77,8 +77,8 @@ def test_summary_has_runner_table_and_links_to_failing_ids(tmp_path):
     out, _, _ = outputs(tmp_path, extra_args=["--dashboard-url", "https://ci.example/run/7/dashboard.html"])
     md = (out / "summary.md").read_text()
     assert md.startswith("## ❌ Ignite 3 wire-value conformance: 90 passed, 2 failed")
-    assert "| python | msgpack-python 1.0.3 (python 3.11.2) | 44 | 1 | 1 | 0 | 0 | 0 | 0 | ❌ fail |" in md
-    assert "| oracle | oracle 0 (python) | 45 | 0 | 0 | 1 | 0 | 0 | 0 | 💥 crash |" in md
+    assert "| python | msgpack-python 1.0.3 (python 3.11.2) | 44 | 0 | 1 | 1 | 0 | 0 | 0 | 0 | ❌ fail |" in md
+    assert "| oracle | oracle 0 (python) | 45 | 0 | 0 | 0 | 1 | 0 | 0 | 0 | 💥 crash |" in md
     assert (f"| python | [{FAILING_VECTOR}](https://ci.example/run/7/dashboard.html#vector={FAILING_VECTOR}) "
             "| encode | fail | bytes differ from canonical at offset 50 |") in md
     assert f"[{CRASH_VECTOR}](https://ci.example/run/7/dashboard.html#vector={CRASH_VECTOR}) | encode | crash" in md
@@ -99,6 +99,28 @@ def test_badges_are_shields_endpoint_json(tmp_path):
     assert json.loads((out2 / "badges" / "python.json").read_text()) == {
         "schemaVersion": 1, "label": "python conformance", "message": "40/46 pass, 1 xfail, 5 unclaimed",
         "color": "yellowgreen"}
+
+
+def test_state_names_the_worst_real_state_and_nothing_checked_is_said(tmp_path):
+    """python passes with some info verdicts (its state is 'pass', not 'info'); oracle claims nothing of the run."""
+    report = json.loads(REPORT.read_text())
+    for v in report["verdicts"]:
+        v["verdict"] = ("info" if v["vector"].startswith("int.") else "pass") if v["runner"] == "python" else "unclaimed"
+    for r in report["runners"]:
+        mine = [v["verdict"] for v in report["verdicts"] if v["runner"] == r["name"]]
+        r["counts"] = {k: mine.count(k) for k in {*r["counts"], "unclaimed"}}
+        r["expectations"]["stale"] = []
+    path = tmp_path / "info-and-unclaimed.json"
+    path.write_text(json.dumps(report))
+    out, _, data = outputs(tmp_path, report=path)
+    python, oracle = data["runners"]
+    assert python["counts"]["info"] > 0 and (python["state"], python["nothing_checked"]) == ("pass", False)
+    assert {f["cells"]["python"]["state"] for f in data["families"] if f["name"] != "int"} == {"pass"}
+    assert oracle["nothing_checked"] and oracle["state"] == "unclaimed"
+    md = (out / "summary.md").read_text()
+    assert f"| {python['counts']['pass']} | {python['counts']['info']} | 0 | 0 |" in md
+    assert md.splitlines()[7].endswith("| ➖ nothing checked (all unclaimed) |")
+    assert json.loads((out / "badges" / "oracle.json").read_text())["message"] == "nothing checked, 46 unclaimed"
 
 
 def test_cross_matrix_is_carried_when_the_report_has_it(tmp_path):

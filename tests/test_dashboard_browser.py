@@ -17,7 +17,7 @@ from selenium.webdriver.support import expected_conditions as EC
 from selenium.webdriver.support.ui import WebDriverWait
 
 from dashboard_fixtures.dashboard_helpers import (CRASH_VECTOR, FAILING_VECTOR, REPO, REPORT, XFAIL_VECTOR, build,
-                                                  with_cross)
+                                                  full_corpus_page, with_cross)
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 SCREENSHOTS = REPO / "out" / "test-screenshots"
@@ -160,3 +160,42 @@ def test_hostile_strings_render_as_text_and_run_nothing(browser, tmp_path):
     summary = (out / "summary.md").read_text()
     assert "<script" not in summary and "<!--" not in summary and "<b>" not in summary
     assert "&lt;!--&lt;script&gt;window.__pwned = 1&lt;/script&gt;" in summary
+
+
+MAX_PAGE_BYTES = 8 << 20   # the dashboard of the whole corpus, every runner passing (issue 31: it was 33 MB)
+FULL_LOAD_WAIT = 120       # seconds: a generous bound for a loaded machine, not a speed goal
+
+
+@pytest.fixture(scope="module")
+def full_page(tmp_path_factory):
+    return full_corpus_page(tmp_path_factory.mktemp("full-corpus"))
+
+
+def test_the_whole_corpus_dashboard_stays_under_8_mb(full_page):
+    path, data = full_page
+    size = path.stat().st_size
+    print(f"dashboard of the whole corpus, {len(data['runners'])} runners: {size:,} bytes")
+    assert len(data["vectors"]) == data["meta"]["selection"]["vectors"] > 10000
+    assert size < MAX_PAGE_BYTES, f"{path}: {size:,} bytes (limit {MAX_PAGE_BYTES:,})"
+
+
+def test_the_whole_corpus_dashboard_loads_and_builds_a_detail_on_demand(browser, full_page):
+    path, data = full_page
+    vector = next(v for v in data["vectors"] if v["kind"] == "decode-reject")
+    browser.set_page_load_timeout(FULL_LOAD_WAIT)
+    try:
+        started = time.monotonic()
+        browser.get(path.as_uri())
+        WebDriverWait(browser, FULL_LOAD_WAIT).until(
+            lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-ready"))
+    finally:
+        browser.set_page_load_timeout(WAIT)
+    print(f"whole-corpus dashboard ready in {time.monotonic() - started:.1f} s (a figure, not a limit)")
+    assert not [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+    assert browser.find_element(By.ID, "overall").text.startswith("✓ none failing: ")
+    assert browser.execute_script("return UNREAD.size") == len(data["vectors"])    # no detail parsed yet
+    browser.execute_script(f"location.hash = {json.dumps('#vector=' + vector['id'])}")
+    detail = WebDriverWait(browser, WAIT).until(EC.visibility_of_element_located((By.ID, "detail")))
+    assert browser.find_element(By.ID, "detail-title").text == vector["id"]
+    assert "Input bytes (must be rejected)" in detail.text and detail.find_elements(By.CSS_SELECTOR, '[data-role="hex"]')
+    assert browser.execute_script("return UNREAD.size") == len(data["vectors"]) - 1

@@ -57,6 +57,18 @@ def test_unlisted_failures_print_lines_to_add(tmp_path):
             in r.stdout)
 
 
+@pytest.mark.parametrize("listing", ["", "basic.ext.*  *  ext was broken once\n"])
+def test_runner_bugs_are_never_proposed_as_expected_failures(tmp_path, listing):
+    # A wrong answer (the library's failure) is proposed; a protocol error (the runner's own bug, on the first
+    # request: basic.ext.raw encode) is not, nor kept when a listed glob that matched it is narrowed to exact lines.
+    r = verify(tmp_path, listing, "--break", "reject.reserved:reject", "--garbage-on", 1, "--once", tmp_path / "fired")
+    (bug,) = [v for v in r.report["verdicts"] if v["outcome"] == "protocol-error"]
+    add = r.report["runners"][0]["expectations"]["add"]
+    assert add == ["reject.reserved  reject  fail: expected error malformed.reserved, but it decoded"], add
+    assert f"  add:    {bug['vector']}" not in r.stdout
+    assert "  add:    reject.reserved  reject  fail: " in r.stdout
+
+
 def test_wildcard_entry_covers_variant_decodes(tmp_path):
     r = verify(tmp_path, "basic.int.small  decode[*]  library rejects wide ints\n",
                "--break", "basic.int.small:decode[uint8]", "--break", "basic.int.small:decode[int16]")

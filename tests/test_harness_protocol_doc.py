@@ -24,14 +24,21 @@ COMMANDS = {
     "step2": f"{VERIFY} --command tutorial='/usr/bin/python3 {TUTORIAL}/step2_errors.py'",
     "step3": f"{VERIFY} --command tutorial='/usr/bin/python3 {TUTORIAL}/step3_encode.py'",
     "step4": f"{VERIFY} --runners-dir {TUTORIAL}/runners",
+    # The same list given to a --command runner, as an out-of-tree runner gives it.
+    "step4file": f"{VERIFY} --command tutorial='/usr/bin/python3 {TUTORIAL}/step1_decode.py' "
+                 f"--expected-failures tutorial={TUTORIAL}/runners/tutorial/expected-failures.txt",
     # The real corpus (vectors/, the default), the families the step-3 runner implements.
-    "step5": "/usr/bin/python3 -m harness verify --runners tutorial -k 'int.*' -k 'nil*' -k 'bool.*' -k 'sequence.*' "
+    "step5": "/usr/bin/python3 -m harness verify --runners tutorial --family int --family nil-bool "
              f"--command tutorial='/usr/bin/python3 {TUTORIAL}/step3_encode.py'",
     "dump": f"{VERIFY} --dump tut.int.small",
     "dumppipe": f"{VERIFY} --dump tut.int.small 2>/dev/null | /usr/bin/python3 {TUTORIAL}/step3_encode.py",
 }
 # <!-- output: NAME --> then a ```text block holding that command's stdout.
 OUTPUT_BLOCK = re.compile(r"(<!-- output: (\w+) -->\n```text\n)(.*?)(```)", re.S)
+# What the page says the commands print on stderr, left out of its blocks: anything else (a warning, a note about
+# the selection) would be output the reader gets and the page does not show.
+STDERR_SHOWN_NOWHERE = ("harness: corpus: ", "reports: ", "# request ",
+                        "harness: note: corpus files are version 1.0.0, schema/registry.json says ")
 
 
 def subschemas(node):
@@ -69,6 +76,8 @@ def run_command(command, tmp_path):
     env = dict(os.environ)
     out = subprocess.run(f"{command} --out {tmp_path}/out" if "--dump" not in command else command, shell=True,
                          cwd=REPO, capture_output=True, text=True, timeout=60, env=env)
+    unshown = [line for line in out.stderr.splitlines() if not line.startswith(STDERR_SHOWN_NOWHERE)]
+    assert not unshown, f"{command}\nprints on stderr what the page does not show: {unshown}"
     return out.stdout
 
 
@@ -78,6 +87,8 @@ def test_tutorial_outputs_are_current(tmp_path):
     assert sorted(names) == sorted(COMMANDS)
     for name in names:
         assert COMMANDS[name] in text, f"the doc must show the command of {name} as the test runs it"
+    for prefix in STDERR_SHOWN_NOWHERE:
+        assert prefix.strip() in text.replace("\n", " "), f"the doc must say that stderr has {prefix!r} lines"
     if os.environ.get("TUTORIAL_UPDATE"):
         text = OUTPUT_BLOCK.sub(lambda m: m.group(1) + run_command(COMMANDS[m.group(2)], tmp_path) + m.group(4), text)
         TUTORIAL_DOC.write_text(text)
@@ -90,6 +101,8 @@ def test_tutorial_python_is_the_tutorial_runners_code():
     """Every line of a ```python block (but '...') is a line of one of the step files, so the page shows the
     code that produced its outputs."""
     code = {line.strip() for p in (REPO / TUTORIAL).glob("step*.py") for line in p.read_text().splitlines()}
+    # The unit-test route's example (tests/test_packages_build.py checks that block against it).
+    code |= {line.strip() for line in (REPO / "packages/python/consumer/test_unit_route.py").read_text().splitlines()}
     blocks = re.findall(r"```python\n(.*?)```", TUTORIAL_DOC.read_text(), re.S)
     assert len(blocks) >= 4
     for block in blocks:

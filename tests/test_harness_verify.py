@@ -51,6 +51,15 @@ def test_a_fault_costs_only_its_own_verdict(tmp_path, flag, verdict, words):
     assert runner["restarts"] == 1
 
 
+def test_a_blank_stray_line_is_shown_with_the_line_after_it(tmp_path):
+    # A runner prints a blank line, then a warning, on stdout: the report names the warning, not the empty line.
+    r = run(tmp_path, commands=[oracle_command("--garbage-on", 5, "--blank-garbage", "--once", tmp_path / "fired")])
+    (record,) = [v for v in r.report["verdicts"] if v["verdict"] == "protocol-error"]
+    assert record["detail"].endswith("): a blank line, then: debug: garbage on stdout"), record["detail"]
+    assert record["diagnosis"][0] == "line: a blank line, then: debug: garbage on stdout"
+    assert_complete(r)
+
+
 def test_crash_stderr_tail_is_kept(tmp_path):
     r = run(tmp_path, commands=[oracle_command("--crash-after", 2, "--once", tmp_path / "fired")])
     (record,) = [v for v in r.report["verdicts"] if v["verdict"] == "crash"]

@@ -168,7 +168,7 @@ def test_gate_passes_a_conforming_runner_and_publishes_reports(dist, tmp_path):
                   EXPECTED_FAILURES=str(REPO / "runners" / "python" / "expected-failures.txt"))
     assert p.returncode == 0, p.stdout + p.stderr
     assert f"files match manifest.json (corpus {VERSION}" in p.stderr
-    assert re.search(rf"gate: PASS: python conforms to corpus {re.escape(VERSION)} \(\d+ verdicts: \d+ pass, \d+ xfail, 0 unclaimed\)",
+    assert re.search(rf"gate: PASS: python conforms to corpus {re.escape(VERSION)} \(\d+ verdicts: \d+ pass, \d+ info, \d+ xfail, 0 unclaimed\)",
                      p.stderr), p.stderr
     assert p.stdout.splitlines()[-1].endswith(" passed, 0 failed")
     junit = (out / "junit.xml").read_text()
@@ -202,14 +202,31 @@ def test_gate_passes_a_half_done_runner_with_unclaimed_counts_unless_required(di
     report = json.loads((out / "report.json").read_text())
     counts = report["runners"][0]["counts"]
     assert counts["unclaimed"] > 0 and counts["xfail"] == 0
-    assert (f"gate: PASS: half-done conforms to corpus {VERSION} ({sum(counts.values())} verdicts: "
-            f"{counts['pass'] + counts['info']} pass, 0 xfail, {counts['unclaimed']} unclaimed)") in p.stderr
+    assert (f"gate: PASS: half-done conforms to corpus {VERSION} where it claims to ({sum(counts.values())} verdicts: "
+            f"{counts['pass']} pass, {counts['info']} info, 0 xfail, {counts['unclaimed']} unclaimed: the unclaimed "
+            "ones were not checked)") in p.stderr
     assert json.loads((out / "badges" / "half-done.json").read_text())["message"].endswith(
         f" pass, {counts['unclaimed']} unclaimed")
     p, out = gate(tmp_path, archive, digest, REQUIRE="era=3.0,format=binary-tuple", **half)
     assert p.returncode == 1, p.stdout + p.stderr
     assert "UNMET half-done: --require format=binary-tuple: the runner does not claim format 'binary-tuple'" in p.stdout
     assert "; required but not claimed: format=binary-tuple)" in p.stderr and "gate: FAIL" in p.stderr
+
+
+def test_gate_that_checked_nothing_says_so_and_fails_unless_allowed(dist, tmp_path):
+    """Every verdict unclaimed (the half-done runner claims no Binary Tuples; only those are run): not a PASS."""
+    archive, digest = dist
+    half = {"RUNNER_NAME": "half-done", "RUNNER_COMMAND": f"{PY} -B {REPO / 'tests/harness_fixtures/half_done_runner.py'}",
+            "HARNESS_ARGS": "-k bt.int.tuple.int8.*"}
+    p, out = gate(tmp_path, archive, digest, **half)
+    counts = json.loads((out / "report.json").read_text())["runners"][0]["counts"]
+    assert counts["unclaimed"] == sum(counts.values()) > 0
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert (f"gate: NOTHING CHECKED: no verdict of half-done on corpus {VERSION} compared anything "
+            f"({counts['unclaimed']} verdicts: 0 pass, 0 info, 0 xfail, {counts['unclaimed']} unclaimed)") in p.stderr
+    assert "PASS" not in p.stderr
+    p, _ = gate(tmp_path, archive, digest, ALLOW_NOTHING_CHECKED="1", **half)
+    assert p.returncode == 0 and "gate: NOTHING CHECKED: " in p.stderr and "PASS" not in p.stderr
 
 
 def test_gate_measures_the_users_runner_on_hostile_input(dist, tmp_path):

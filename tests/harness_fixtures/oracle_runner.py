@@ -132,6 +132,7 @@ def main():
     p.add_argument("--wrong-id-on", type=int)
     p.add_argument("--non-json-on", type=int)
     p.add_argument("--garbage-on", type=int, help="print an extra non-JSON line before answer N")
+    p.add_argument("--blank-garbage", action="store_true", help="--garbage-on prints a blank line first")
     p.add_argument("--bad-schema-on", type=int, help="answer N with a message the protocol schema forbids")
     p.add_argument("--once", help="marker file: counted faults fire in one process only")
     p.add_argument("--break", dest="breaks", action="append", default=[], metavar="ID:OP[:OFFSET]",
@@ -231,7 +232,7 @@ def main():
                 answer = {"hex": other_nan_hex(answer["hex"], vector["values"])}
         rid = req["id"] + 1000 if fires(n, args.wrong_id_on) else req["id"]
         if fires(n, args.garbage_on):
-            sys.stdout.write("debug: garbage on stdout\n")
+            sys.stdout.write(("\n" if args.blank_garbage else "") + "debug: garbage on stdout\n")
         if fires(n, args.non_json_on):
             sys.stdout.write("this is not json\n")
             sys.stdout.flush()

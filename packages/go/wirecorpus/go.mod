@@ -1,0 +1,3 @@
+module ignite-conformance.example/wirecorpus
+
+go 1.19
