@@ -2,7 +2,7 @@
 
     /usr/bin/python3 bench/collect.py bench/out
 
-Reads <out>/python.jsonl, java.jsonl, js.jsonl, go.jsonl, rust.jsonl, csharp.jsonl (one JSON line per case/op/path) and cpp.json (Google
+Reads <out>/<runner>.jsonl for each runner of runners/*/runner.json (one JSON line per case/op/path) and cpp.json (Google
 Benchmark's JSON with repetitions; the median, min and max of its per-repetition items_per_second are taken
 here, as the other languages do).
 """
@@ -14,14 +14,15 @@ import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
-LANGS = ["python", "java", "cpp", "js", "go", "rust", "csharp"]
+ROOT = Path(__file__).resolve().parent.parent
+LANGS = sorted(p.parent.name for p in (ROOT / "runners").glob("*/runner.json"))     # as the Makefile finds them
 CASE_ORDER = ["primitives", "sql-request", "pojo-named", "pojo-positional", "person"]
 SEED_SIZES = "protobuf-net 1048, Ignite raw 1067, Ignite 1076"
 
 
 def load(out):
     rows = []
-    for lang in ("python", "java", "js", "go", "rust", "csharp"):
+    for lang in LANGS:      # cpp writes cpp.json (below)
         path = out / f"{lang}.jsonl"
         if path.exists():
             rows += [json.loads(line) for line in path.read_text().splitlines() if line.strip()]

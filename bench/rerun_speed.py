@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness import corpus as corpus_mod, corpus_cache, expectations, ops, results  # noqa: E402
-from harness.judge import Outcome  # noqa: E402
+from harness.api import (CorpusScope, Outcome, apply_expectations, build_verdicts, load_corpus,  # noqa: E402
+                         open_corpus, parse_expectations, plan_ops)
 
 PY = "/usr/bin/python3"
 CASE_GOAL, ENTRIES_GOAL, ENTRIES = 1.0, 0.5, 10000
@@ -50,8 +50,8 @@ def warm_case_rerun(scratch, reps):
 
 
 def exact_entries(scratch, reps):
-    catalog, _ = corpus_cache.open_corpus(ROOT / "vectors", scratch / "cache")
-    plan = ops.plan(corpus_mod.load(ROOT / "vectors").vectors)
+    catalog, _ = open_corpus(ROOT / "vectors", scratch / "cache")
+    plan = plan_ops(load_corpus(ROOT / "vectors").vectors)
     outcomes = {op.key: Outcome("fail", "x") for op in plan}
     judged = [op for op in plan if op.vector["level"] != "impl"]     # impl-level ops are info, never xfail
     listing = scratch / "expected-failures.txt"
@@ -60,10 +60,10 @@ def exact_entries(scratch, reps):
     empty.write_text("")
 
     def timed(path):
-        verdicts = results.build("r", plan, outcomes)
+        verdicts = build_verdicts("r", plan, outcomes)
         t0 = time.process_time()
-        entries = expectations.parse(path)
-        expectations.apply(entries, verdicts, True, catalog.scope, expectations.CorpusScope(catalog))
+        entries = parse_expectations(path)
+        apply_expectations(entries, verdicts, True, catalog.scope, CorpusScope(catalog))
         return time.process_time() - t0
 
     return [timed(listing) - timed(empty) for _ in range(reps)], len(plan)

@@ -1,6 +1,6 @@
 """Verify speed: the warm `make verify` against its floor, and each runner's steady-state throughput.
 
-    /usr/bin/python3 bench/verify_speed.py [--reps 3] [--copies 10] [--runners python,java,cpp,js,go,rust,csharp] [--quick]
+    /usr/bin/python3 bench/verify_speed.py [--reps 3] [--copies 10] [--runners a,b,...] [--quick]
         [--against DIR]
 
 --against DIR: another checkout of this repository (e.g. `git worktree add /tmp/old <commit>`, runners built there
@@ -40,9 +40,9 @@ BENCH = ROOT / "bench"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(BENCH))
 
-from harness import cli, runner_session  # noqa: E402
+from harness import cli, runner_session, verify as pipeline  # noqa: E402
 from harness import corpus as corpus_mod, ops as ops_mod  # noqa: E402
-from harness.runner_config import resolve  # noqa: E402
+from harness.runner_config import known_runners, resolve  # noqa: E402
 from stats import fmt_seconds, summary, timed, timed_cpu, timed_together  # noqa: E402
 
 PY = "/usr/bin/python3"
@@ -193,12 +193,12 @@ def profile_harness(runner, out_dir):
                 profiles.append(prof)
         return inner
 
-    saved = runner_session.Session.run, cli.verify
-    runner_session.Session.run, cli.verify = wrap(saved[0]), wrap(saved[1])
+    saved = runner_session.Session.run, pipeline.verify
+    runner_session.Session.run, pipeline.verify = wrap(saved[0]), wrap(saved[1])
     try:
         cli.main(["verify", "--runners", runner, "--out", str(out_dir)], stdout=io.StringIO(), stderr=io.StringIO())
     finally:
-        runner_session.Session.run, cli.verify = saved
+        runner_session.Session.run, pipeline.verify = saved
     stats = pstats.Stats(profiles[0])
     for p in profiles[1:]:
         stats.add(p)
@@ -235,7 +235,8 @@ def machine():
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runners", default="python,java,cpp,js,go,rust,csharp")
+    ap.add_argument("--runners", default=",".join(known_runners(ROOT / "runners")),
+                    help="comma-separated (default: every runners/*/runner.json)")
     ap.add_argument("--reps", type=int, default=3, help="timed repetitions of each measurement (3)")
     ap.add_argument("--copies", type=int, default=10, help="size of the big synthetic corpus (10x)")
     ap.add_argument("--quick", action="store_true", help="skip the harness at 10x (the slowest part)")

@@ -21,12 +21,8 @@ from hypothesis.configuration import set_hypothesis_home_dir
 
 from fuzz import check, regression, strategies
 from fuzz.pool import Pool
-from harness import schemas, threads
-from harness.diagnosis import compact
-from harness.options import SECONDS, number
-from harness.results import FAULTS
-from harness.runner_config import ConfigError, parse_overrides, resolve
-from harness.runner_session import StartError
+from harness.api import (FAULTS, REPO_ROOT, SECONDS, ConfigError, StartError, compact, load_schema, number,
+                         parse_overrides, resolve, run_threads)
 
 CHUNK = 50                  # examples per seeded Hypothesis run
 
@@ -49,7 +45,7 @@ def parser():
     p.add_argument("--out", default="out/fuzz", help="output directory (default out/fuzz)")
     p.add_argument("--command", action="append", default=[], metavar="NAME=SHELL-WORDS",
                    help="run runner NAME with this command instead of its runner.json (repeatable)")
-    p.add_argument("--runners-dir", default=str(schemas.REPO_ROOT / "runners"))
+    p.add_argument("--runners-dir", default=str(REPO_ROOT / "runners"))
     p.add_argument("--timeout", type=SECONDS, default=10.0, help="per-request timeout in seconds (10)")
     p.add_argument("--window", type=number(int, 1, 1024), default=64, help="requests in flight per runner (64)")
     p.add_argument("--shrink-seconds", type=SECONDS, default=120,
@@ -61,7 +57,7 @@ def parser():
 def main(argv=None, stdout=None):
     stdout = stdout or sys.stdout
     box = []
-    threads.run_all([lambda: box.append(_main(argv, stdout))])   # deep values recurse through judging
+    run_threads([lambda: box.append(_main(argv, stdout))])   # deep values recurse through judging
     return box[0] if box else 3
 
 
@@ -80,7 +76,7 @@ def _main(argv, stdout):
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     set_hypothesis_home_dir(str(out / ".hypothesis"))     # its unicode cache goes there, not into the work tree
-    version = schemas.load("registry.json")["corpus_version"]
+    version = load_schema("registry.json")["corpus_version"]
     try:
         pool = Pool(configs, version, args.timeout, 3 * args.timeout, args.window, out)
     except StartError as e:

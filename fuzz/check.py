@@ -12,8 +12,7 @@ import zlib
 from dataclasses import dataclass
 
 from generator import encode, ignite
-from harness.judge import Outcome
-from harness.ops import Op
+from harness.api import Op, Outcome
 
 from fuzz.limits import tolerated
 

@@ -2,11 +2,7 @@
 
 import queue
 
-from harness import threads
-from harness.judge import Outcome
-from harness.ops import unsupported
-from harness.runner_process import StderrLog
-from harness.runner_session import RunnerResult, Session, StartError
+from harness.api import Outcome, RunnerResult, Session, StartError, StderrLog, start_threads, unsupported
 
 
 
@@ -20,7 +16,7 @@ class Pool:
                           for c, log in zip(configs, self._logs)]
         self._jobs = [queue.Queue() for _ in configs]
         self._done = queue.Queue()
-        self._threads = threads.start([lambda i=i: self._work(i) for i in range(len(configs))], daemon=True)
+        self._threads = start_threads([lambda i=i: self._work(i) for i in range(len(configs))], daemon=True)
         results = self._all(("open", None))
         failed = [f"{c.name}: {r}" for c, r in zip(configs, results) if isinstance(r, str)]
         if failed:

@@ -8,7 +8,8 @@ import yaml
 
 from . import ignite, manifest
 from .derive import derive
-from .sources import SourceError, expand
+from .expand import expand
+from .sources import SourceError
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCES, VECTORS = ROOT / "generator" / "sources", ROOT / "vectors"

@@ -267,9 +267,7 @@ def each_case(source: dict, path: str, build) -> list[dict]:
 
 
 def expand(source: dict, path: str) -> list[dict]:
-    if "format" in source:  # Binary Tuple sources (bt-*.yaml): their own element notation
-        from .bt_sources import expand as expand_binary_tuple
-        return expand_binary_tuple(source, path)
+    """A MessagePack source's vectors (generator/expand.py sends Binary Tuple sources to bt_sources.py)."""
     return each_case(source, path, vector)
 
 

@@ -1,6 +1,6 @@
 import sys
 
-from harness import cli
+from harness import cli, verify
 
-cli.EXIT_WHEN_DONE = True
+verify.EXIT_WHEN_DONE = True
 sys.exit(cli.main(sys.argv[1:]))

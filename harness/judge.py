@@ -1,12 +1,19 @@
-"""Judges one runner response against its vector: pass, fail or skip, with a one-line detail and a diagnosis."""
+"""Judges one runner response against its vector: pass, fail or skip, with a one-line detail and a diagnosis.
+
+answer() is the one entry point: the runner's stdout line in, its verdict out. Behind it, two fast paths pass the
+usual answer, exactly the expected one, without the costly steps: _line_pass without parsing the line,
+_expected_pass without the schema check; each gives what _judge gives for that answer
+(tests/test_harness_fast_path.py)."""
 
 import json
 import re
 from dataclasses import dataclass, field
 
-from harness import diagnosis, tuple_annotate, values
+from harness import diagnosis, schemas, tuple_annotate, values
 from harness.ops import values_of
 from harness.msgpack_annotate import annotate, nan_payload_ranges, is_nan_bytes
+from harness.runner_process import clean_line
+from harness.text import clean, first_line
 
 # Raw verdicts from judging or from the transport; expectations and levels turn them into the final verdict.
 RAW_FAILING = ("fail", "skip", "crash", "timeout", "protocol-error")
@@ -22,7 +29,39 @@ class Outcome:
     output: str = None             # encode: the hex the runner wrote (the matrix has the others decode it)
 
 
-def judge(op, response):
+@dataclass
+class NotAnAnswer:
+    """A stdout line that is no valid response to the request (the caller's protocol error): why, in one line."""
+    problem: str
+    not_json: str = None    # the JSON parser's complaint (its first line) when the line is not JSON at all
+
+
+def answer(op, rid, line):
+    """The verdict on a runner's stdout line (its newline dropped) due for request rid of op: an Outcome (pass,
+    fail, skip), or NotAnAnswer when the line is not JSON, answers another id or breaks protocol.schema.json."""
+    outcome = _line_pass(op, rid, line)     # the expected answer, written compactly: no parse needed
+    if outcome is not None:
+        return outcome
+    try:
+        message = json.loads(line)
+    except (ValueError, RecursionError) as e:   # not JSON, not UTF-8, too deep, an int too long to read
+        return NotAnAnswer(f"stdout line is not JSON ({first_line(e)}): {clean_line(line)}", first_line(e))
+    if not isinstance(message, dict) or message.get("id") != rid:
+        got = message.get("id") if isinstance(message, dict) else None
+        return NotAnAnswer(f"answered id {clean(repr(got), 100)} while request {rid} was due: {clean_line(line)}")
+    # Most answers are exactly what the vector expects: valid by construction, judged without the (costly) schema
+    # check. Everything else is checked, then judged.
+    outcome = _expected_pass(op, message)
+    if outcome is not None:
+        return outcome
+    if not schemas.is_valid("protocol.schema.json", f"/$defs/{op.cmd}_response", message):
+        validator = schemas.validator("protocol.schema.json", f"/$defs/{op.cmd}_response")
+        error = schemas.first_error(validator, message)
+        return NotAnAnswer(f"response violates protocol.schema.json#/$defs/{op.cmd}_response: {error}")
+    return _judge(op, message)
+
+
+def _judge(op, response):
     vector = op.vector
     if "skipped" in response:
         return Outcome("skip", f"runner skipped: {response['skipped']}", answer="skipped")
@@ -33,12 +72,12 @@ def judge(op, response):
     return _reject(vector, op, response)
 
 
-def expected_pass(op, response):
-    """The pass Outcome when response is exactly the answer op's vector expects, else None (then the caller checks
-    the response against the protocol schema and calls judge()). Such a response is valid by construction: its
+def _expected_pass(op, response):
+    """The pass Outcome when response is exactly the answer op's vector expects, else None (then answer() checks
+    the response against the protocol schema and calls _judge()). Such a response is valid by construction: its
     values / hex / error class are the vector's, which corpus.schema.json checked against the same definitions
-    as protocol.schema.json, and its id is the request's integer (the caller compares it), so the schema check
-    can be skipped. Judge() would give the same Outcome for it; anything not exactly expected takes that path."""
+    as protocol.schema.json, and its id is the request's integer (answer() compares it), so the schema check
+    can be skipped. _judge() would give the same Outcome for it; anything not exactly expected takes that path."""
     if len(response) != 2 or type(response.get("id")) is not int:
         return None
     vector = op.vector
@@ -49,7 +88,7 @@ def expected_pass(op, response):
         if hex_ == vector["canonical"]:
             return Outcome("pass", "wrote the canonical bytes", answer="hex", matched="canonical", output=hex_)
         if vector.get("nan") == "class":
-            return None     # an earlier candidate may match by NaN class first: judge() picks the label
+            return None     # an earlier candidate may match by NaN class first: _judge() picks the label
         for v in vector["variants"]:
             if v["encoder_may_emit"] and v["hex"] == hex_:
                 return Outcome("pass", f"wrote variant '{v['label']}' (encoder_may_emit)", answer="hex",
@@ -81,13 +120,13 @@ def _rejected_with(error_class):
     return outcome
 
 
-def exact_pass(op, rid, line):
+def _line_pass(op, rid, line):
     """The pass Outcome when the stdout line (its newline dropped) is, byte for byte, the compact JSON of the answer
     op's vector expects to request rid (keys in the corpus's order, or sorted; UTF-8, no spaces; for a rejection,
-    with any message), else None. Such a line parses to an answer expected_pass() passes (the same values or error class, the integer
+    with any message), else None. Such a line parses to an answer _expected_pass() passes (the same values or error class, the integer
     id rid), so it is judged without being parsed; any other line, an equal answer written differently included,
     takes the parsing path."""
-    last = op.__dict__.get("_last")
+    last = op.last_answer
     if last is not None and last[0] == rid:     # the id this op had in an earlier runner's session: one compare
         if line in last[1]:
             return last[2]
@@ -104,7 +143,7 @@ LAST_LINE_BYTES = 1 << 12
 
 
 def _exact_pass(op, rid, line):
-    forms = op.__dict__.get("_exact")
+    forms = op.exact_forms
     if forms is None:
         forms = _exact_forms(op)
     if not forms:
@@ -129,7 +168,7 @@ def _exact_pass(op, rid, line):
 
 def _remember(op, last):
     """(request id, its expected lines, the pass Outcome, a rejection's start up to the message or None)."""
-    object.__setattr__(op, "_last", last)     # frozen dataclass: a cache, as _exact
+    op.last_answer = last
 
 
 def _utf8(data):
@@ -185,7 +224,7 @@ def _exact_forms(op, sorted_too=False):
         forms = _forms(op, sorted_too)
     except UnicodeEncodeError:  # a lone surrogate: no runner's UTF-8 line can carry it; judged by the slow path
         forms = []
-    object.__setattr__(op, "_exact", forms)     # frozen dataclass: a cache, as Op.request_line's
+    op.exact_forms = forms
     return forms
 
 
@@ -248,7 +287,7 @@ _expected_json = {}     # id(vector values) -> (the values, their canonical JSON
 
 
 def _strictly_equal(expected, actual):
-    """JSON equality with JSON's types: Python's == alone says true == 1 == 1.0, which the schema and judge() tell
+    """JSON equality with JSON's types: Python's == alone says true == 1 == 1.0, which the schema and _judge() tell
     apart. == rejects most differences at C speed; equal canonical JSON texts (C speed too, the expected one
     encoded once per vector) then settle the types. A walk to skip that encode for string-only values cost more
     in Python than the encode it saved."""
@@ -266,7 +305,7 @@ def prepare(ops, values_json=True):
     line needs it, and in one process nothing is gained by making it early."""
     for op in ops:
         op.line_parts()
-        if "_exact" not in op.__dict__:
+        if op.exact_forms is None:
             _exact_forms(op)
         if values_json and op.cmd == "decode" and op.name != "reject":
             _expected_text(values_of(op.vector))
@@ -276,7 +315,7 @@ def exact_form_texts(op):
     """The texts of op's exact answer forms ([(head, tail)], or [(error class JSON,)] for a rejection), as
     set_exact_forms takes them back: a cache of prepared work keeps these (harness/plan_cache.py). A decode op's
     include the sorted-keys form, which judging would otherwise make from the values when a runner writes one."""
-    forms = op.__dict__.get("_exact")
+    forms = op.exact_forms
     decode = op.cmd == "decode" and op.name != "reject"
     if forms is None or (decode and len(forms) == 1):
         forms = _exact_forms(op, sorted_too=decode)
@@ -289,7 +328,7 @@ def set_exact_forms(op, texts):
     forms = [text + (outcome,) for text in texts]
     if op.cmd == "decode" and op.name != "reject" and forms:     # shared by a vector's decode ops, as made
         forms = _once_per_values(_decode_forms_made, vector, lambda _: forms)
-    object.__setattr__(op, "_exact", forms)
+    op.exact_forms = forms
 
 
 def _error_text(response):

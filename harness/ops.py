@@ -5,7 +5,7 @@ import marshal
 from dataclasses import dataclass, field
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Op:
     vector: dict
     name: str          # encode | decode | decode[<label>] | reject | reject-encode
@@ -15,10 +15,15 @@ class Op:
     # Derived, set once: read for every answer, verdict and journal line.
     vector_id: str = field(init=False, repr=False, compare=False)
     key: tuple = field(init=False, repr=False, compare=False)
+    # Caches, made on first use (or given by harness/plan_cache.py): the request line around its id (line_parts),
+    # the expected answer lines and the last request id judged (harness/judge.py).
+    _line_parts: tuple = field(default=None, init=False, repr=False, compare=False)
+    exact_forms: list = field(default=None, init=False, repr=False, compare=False)
+    last_answer: tuple = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        object.__setattr__(self, "vector_id", self.vector["id"])
-        object.__setattr__(self, "key", (self.vector["id"], self.name))
+        self.vector_id = self.vector["id"]
+        self.key = (self.vector["id"], self.name)
 
     def request(self, request_id):
         req = {"cmd": self.cmd, "id": request_id, "era": self.vector["era"]}
@@ -34,16 +39,13 @@ class Op:
     def request_line(self, request_id):
         # Every runner gets the same request but for its id: the rest of the line is encoded once per op. The
         # line equals encode_line(self.request(request_id)): "cmd" comes first and "id" second.
-        try:
-            head, tail = self.__dict__["_line_parts"]
-        except KeyError:
-            head, tail = self.line_parts()
+        head, tail = self._line_parts or self.line_parts()
         return head + str(request_id).encode() + tail
 
     def line_parts(self):
         """(head, tail): the request line is head + the request id + tail. Made once per op, or given by
         set_line_parts (harness/plan_cache.py keeps them across runs)."""
-        parts = self.__dict__.get("_line_parts")
+        parts = self._line_parts
         if parts is None:
             head, tail = encode_line(self.request(0)).split(b',"id":0,', 1)
             parts = (head + b',"id":', b"," + tail)
@@ -51,7 +53,7 @@ class Op:
         return parts
 
     def set_line_parts(self, parts):
-        object.__setattr__(self, "_line_parts", parts)      # frozen dataclass: a cache, not state
+        self._line_parts = parts
 
 
 def values_of(vector):

@@ -19,3 +19,7 @@ def number(kind, low, high):
 
 
 SECONDS = number(float, 0.001, 86400)
+
+
+class UsageError(Exception):
+    """A command line that cannot be run as given (exit status 2, the message after 'harness: ')."""

@@ -6,16 +6,20 @@ always marked "incomplete", with the run's end as the journal recorded it."""
 
 from pathlib import Path
 
-from harness import cli, corpus_cache, journal, ops as ops_mod, report, schemas, selection
+from harness import corpus_cache, journal, ops as ops_mod, report, schemas, selection
 from harness.judge import Outcome
+from harness.options import UsageError
 from harness.runner_config import resolve
 from harness.runner_session import RunnerResult
+from harness.verify_judge import judge_runs
+from harness.verify_plan import load_expectations
+from harness.verify_report import print_results, print_totals, write_reports
 
 NOT_ENDED = "killed before the end"
 REBUILT = 1     # exit status: a rebuilt report is incomplete (no start answers, no matrix), so the run does not pass
 
 
-class JournalError(cli.UsageError):
+class JournalError(UsageError):
     pass
 
 
@@ -54,15 +58,15 @@ def report_journal(args, stdout, stderr):
 
     full_run = not chosen["cases"] and not chosen["patterns"] and not chosen["families"]
     complete = end == "complete" and len(records) == len(plan) * len(configs)
-    final = cli.judge_runs(runs, plan, cli.load_expectations(configs, catalog), [], full_run and complete, catalog)
+    final = judge_runs(runs, plan, load_expectations(configs, catalog), [], full_run and complete, catalog)
     summary = {"cases": chosen["cases"], "patterns": chosen["patterns"] + [f"family:{f}" for f in chosen["families"]],
                "full": full_run, "vectors": len(selected), "ops": len(plan)}
     incomplete = f"rebuilt from the journal; run ended: {end or NOT_ENDED}"
     rep = report.build(catalog, schemas.load("registry.json")["corpus_version"], summary, final, incomplete)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    cli.write_reports(out, rep, final)
-    cli.print_results(final, args.max_diagnoses, False, stdout)
+    write_reports(out, rep, final)
+    print_results(final, args.max_diagnoses, False, stdout)
     print(f"reports: {out / 'report.json'}, {out / 'junit.xml'} (from {path})", file=stderr)
-    cli.print_totals(rep, stdout)
+    print_totals(rep, stdout)
     return REBUILT

@@ -34,7 +34,7 @@ def build(corpus, registry_version, selection, runs, incomplete=None):
                 "remove": advice.remove,
             },
         })
-        made = getattr(result, "records", None)     # made when the runner's session ended (cli.verify)
+        made = getattr(result, "records", None)     # made when the runner's session ended (verify_run)
         texts += made if made is not None else records(verdicts, shared)
     report = {
         "report_format": REPORT_FORMAT,

@@ -54,7 +54,7 @@ def counts(verdicts):
 
 def counts_of(result, verdicts):
     """counts(verdicts), made once: a RunnerResult keeps those of its verdicts from when its session ended
-    (cli.verify's finish), while other runners still ran (the report, its totals and the closing lines counted
+    (verify_run's finish), while other runners still ran (the report, its totals and the closing lines counted
     every runner's verdicts again after the last one: 0.02 s of a full run's end)."""
     made = getattr(result, "counts", None)
     return made if made is not None and verdicts is getattr(result, "verdicts", None) else counts(verdicts)

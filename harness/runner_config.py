@@ -77,6 +77,13 @@ def resolve(names, runners_dir, overrides, expected_failures=None):
     return configs
 
 
+def from_args(args):
+    """The runners a verify command line names: --runners, with --runners-dir, --command, --expected-failures."""
+    names = list(dict.fromkeys(n.strip() for n in args.runners.split(",") if n.strip()))
+    return resolve(names, args.runners_dir, parse_overrides(args.command),
+                   parse_overrides(args.expected_failures, "--expected-failures", "FILE"))
+
+
 def _read_command(path):
     try:
         with open(path, encoding="utf-8") as f:

@@ -15,10 +15,10 @@ import time
 from dataclasses import dataclass, field
 
 from harness import schemas
-from harness.judge import Outcome, exact_pass, expected_pass, judge
+from harness.judge import NotAnAnswer, Outcome, answer
 from harness.ops import encode_line, start_request, unsupported
 from harness.runner_process import EOF, STOP, TIMEOUT, Interrupted, LineTooLong, RunnerProcess, clean_line
-from harness.text import clean
+from harness.text import clean, first_line as _first_line
 
 PROTOCOL = 1
 MAX_FAULTS = 5          # crashes or timeouts in a row before a runner is given up (--max-faults)
@@ -40,7 +40,7 @@ class RunnerResult:
     restarts: int = 0
     unmet: list = field(default_factory=list)       # --require capabilities it does not claim (set by the cli)
     abandoned: str = None          # why the runner was given up, if it was
-    # Made as soon as the session ended (cli.verify's finish): its Verdicts, expectations marked on them
+    # Made as soon as the session ended (verify_run's finish): its Verdicts, expectations marked on them
     # (expectations.mark), their counts (results.counts), their report.json records and junit.xml testsuite.
     verdicts: list = None
     counts: dict = None
@@ -149,8 +149,9 @@ class Session:
                 inflight_bytes -= size
                 self._record(result, op, outcome)
                 self.faults_in_row = 0
-                # Lines read with it that are exactly the answers expected next pass here, without a call per line
-                # (the usual case: a read brings dozens). Up to half a window, then the window is filled again.
+                # Lines read with it that answer the requests due next are judged here, without a read per line
+                # (the usual case: a read brings dozens). Up to half a window, then the window is filled again; a
+                # line that is no answer is left for the read above, which kills and restarts the runner.
                 ready, outcomes, on_outcome = getattr(self.proc, "ready", None), result.outcomes, self.on_outcome
                 name = self.config.name
                 for _ in range(min(self.window // 2, len(ready) if ready else 0, len(inflight))):
@@ -158,12 +159,15 @@ class Session:
                     if type(line) is not bytes:
                         break
                     rid, op, _, size = inflight[0]
-                    outcome = exact_pass(op, rid, line)
-                    if outcome is None:
+                    outcome = answer(op, rid, line)
+                    if type(outcome) is NotAnAnswer:
                         break
                     ready.popleft()
                     inflight.popleft()
                     inflight_bytes -= size
+                    if outcome.verdict != "pass":
+                        self._record(result, op, outcome)
+                        continue
                     outcomes[op.key] = outcome      # a pass: as _record() does, with nothing to clean
                     if on_outcome:
                         on_outcome(name, op, outcome)
@@ -228,31 +232,13 @@ class Session:
         if isinstance(line, LineTooLong):
             self.proc.kill()
             return Outcome("protocol-error", line.describe(), self._stderr("runner stderr")), None
-        outcome = exact_pass(op, rid, line)     # the expected answer, written compactly: no parse needed
-        if outcome is not None:
+        outcome = answer(op, rid, line)
+        if type(outcome) is not NotAnAnswer:
             return None, outcome
-        problem, shown = None, None
-        try:
-            message = json.loads(line)
-        except (ValueError, RecursionError) as e:   # not JSON, not UTF-8, too deep, an int too long to read
+        problem, shown = outcome.problem, None
+        if outcome.not_json is not None:    # a stray line: shown by its text (a blank one, with the line after it)
             shown = self._stray(line)
-            problem = f"stdout line is not JSON ({_first_line(e)}): {shown(200)}"
-        else:
-            if not isinstance(message, dict) or message.get("id") != rid:
-                got = message.get("id") if isinstance(message, dict) else None
-                problem = f"answered id {clean(repr(got), 100)} while request {rid} was due: {clean_line(line)}"
-            else:
-                # Most answers are exactly what the vector expects: valid by construction, judged without the
-                # (costly) schema check. Everything else is checked, then judged.
-                outcome = expected_pass(op, message)
-                if outcome is not None:
-                    return None, outcome
-                if not schemas.is_valid("protocol.schema.json", f"/$defs/{op.cmd}_response", message):
-                    validator = schemas.validator("protocol.schema.json", f"/$defs/{op.cmd}_response")
-                    error = schemas.first_error(validator, message)
-                    problem = f"response violates protocol.schema.json#/$defs/{op.cmd}_response: {error}"
-        if problem is None:
-            return None, judge(op, message)
+            problem = f"stdout line is not JSON ({outcome.not_json}): {shown(200)}"
         self.proc.kill()
         return Outcome("protocol-error", problem,
                        [f"line: {shown(2000) if shown else clean_line(line, 2000)}"] + self._stderr("runner stderr")), None
@@ -326,8 +312,3 @@ class Session:
         for key in ("language", "library", "library_version"):     # shown in every summary line and page
             info[key] = clean(info[key], 200)
         return None, info
-
-
-def _first_line(error):
-    lines = str(error).splitlines()
-    return lines[0] if lines else type(error).__name__

@@ -6,6 +6,8 @@ writes the second as \\xNN, and cuts the text to MESSAGE_LIMIT bytes of UTF-8 wi
 Texts that are already clean (short, printable ASCII) are returned as they are after one quick check.
 """
 
+from pathlib import Path
+
 MESSAGE_LIMIT = 4096        # bytes of UTF-8 kept per runner text (runners/PROTOCOL.md, "Limits")
 
 
@@ -33,3 +35,16 @@ def clean_bytes(data, limit=MESSAGE_LIMIT):
     """clean() for raw bytes from a runner (invalid UTF-8 replaced); only the first bytes are decoded."""
     text = clean(data[:limit].decode("utf-8", "replace"), limit)
     return text + f"... (truncated {len(data) - limit} bytes)" if len(data) > limit else text
+
+
+def first_line(error):
+    """An exception's first line of text, or its class name when it has none."""
+    lines = str(error).splitlines()
+    return lines[0] if lines else type(error).__name__
+
+
+def shown_path(path):
+    """Paths under the working directory are shown relative to it (the output then reads the same anywhere)."""
+    text = str(path)
+    cwd = str(Path.cwd()) + "/"
+    return text[len(cwd):] if text.startswith(cwd) else text

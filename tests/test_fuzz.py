@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 
 from fuzz import check, regression, strategies
 from fuzz.__main__ import main
-from generator import encode, sources
+from generator import encode, expand
 
 REPO = Path(__file__).resolve().parent.parent
 PLANTED = REPO / "tests" / "fuzz_fixtures" / "planted_bug_runner.py"
@@ -32,7 +32,7 @@ def regression_source(summary):
     (path,) = summary["regressions"]
     text = Path(path).read_text()
     source = yaml.safe_load(text)
-    return source, sources.expand(source, path)
+    return source, expand.expand(source, path)
 
 
 def test_clean_run_passes_and_reports_throughput(tmp_path, monkeypatch):
@@ -80,7 +80,7 @@ def test_every_drawn_value_round_trips_through_the_source_notation(element):
     vector, cut = pairs[0]
     source = regression.source(era, value, vector, cut, [], 1, "1.0.0")
     text = regression.dump(source)
-    (expanded,) = sources.expand(yaml.safe_load(text), "fuzz-regression.yaml")
+    (expanded,) = expand.expand(yaml.safe_load(text), "fuzz-regression.yaml")
     assert expanded["values"] == [value]
     if vector["kind"] == "value":
         assert expanded["canonical"] == encode.canonical(value).hex()

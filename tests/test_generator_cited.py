@@ -3,7 +3,8 @@ only if the vector holds exactly the cited values and bytes."""
 import pytest
 
 from generator.__main__ import apply_citations
-from generator.sources import SourceError, expand
+from generator.expand import expand
+from generator.sources import SourceError
 
 PLAIN = {"family": "int", "era": "msgpack", "since": "1.0.0",
          "cases": [{"id": "int.p300", "description": "300 is cd 01 2c", "rules": ["MP-INT-CANON"], "value": {"int": 300}}],

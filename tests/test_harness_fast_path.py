@@ -1,4 +1,5 @@
-"""The judging fast path: answers exactly as expected skip the schema check and must judge as judge() would."""
+"""The judging fast paths behind judge.answer(): answers exactly as expected skip the parse (_line_pass) or the schema
+check (_expected_pass) and must judge as _judge() would."""
 
 import copy
 import json
@@ -8,7 +9,8 @@ import pytest
 from harness_fixtures.harness_helpers import CORPUS
 from harness import ops
 from harness.corpus import load
-from harness.judge import exact_pass, expected_pass, judge
+from harness.judge import NotAnAnswer, answer
+from harness.judge import _expected_pass as expected_pass, _judge as judge, _line_pass as exact_pass
 
 PLAN = ops.plan(load(CORPUS).vectors)
 
@@ -83,10 +85,11 @@ def compact_lines(answer):
 
 @pytest.mark.parametrize("op", PLAN, ids=lambda op: f"{op.vector_id}:{op.name}")
 def test_exact_lines_pass_unparsed_and_judge_alike(op):
-    answer = expected_answer(op)
-    for line in compact_lines(answer):
+    expected = expected_answer(op)
+    for line in compact_lines(expected):
         fast = exact_pass(op, 7, line)
-        assert fast is not None and fast == judge(op, json.loads(line)) == expected_pass(op, answer), line
+        assert fast is not None and fast == judge(op, json.loads(line)) == expected_pass(op, expected), line
+        assert answer(op, 7, line) is fast
         assert exact_pass(op, 8, line) is None and exact_pass(op, 70, line) is None   # another request's id
         assert exact_pass(op, 7, line[:-1]) is None and exact_pass(op, 7, line + b" ") is None
         assert exact_pass(op, 7, line.replace(b",", b", ", 1)) is None    # equal JSON, other text: parsed
@@ -133,3 +136,19 @@ def test_rejections_of_another_class_or_id_are_parsed():
     assert exact_pass(op, 8, line) is None and exact_pass(op, 77, line) is None
     assert exact_pass(op, 7, line.replace(op.vector["error"].encode(), b"invalid.other")) is None
     assert exact_pass(op, 7, line.replace(b'"m"', b'"m","extra":1')) is None
+
+
+@pytest.mark.parametrize("op", PLAN[::7], ids=lambda op: f"{op.vector_id}:{op.name}")
+def test_the_entry_point_judges_every_line_as_the_slow_path(op):
+    """answer() on lines the fast paths leave: an equal answer written another way, one that fails, one that is no
+    answer at all (a protocol error: not JSON, another id, against the schema)."""
+    expected = expected_answer(op)
+    spaced = json.dumps(expected).encode()
+    assert exact_pass(op, 7, spaced) is None and answer(op, 7, spaced) == judge(op, expected)
+    wrong = {"id": 7, "skipped": "not today"}
+    assert answer(op, 7, json.dumps(wrong).encode()) == judge(op, wrong)
+    for line, words in ((b"hello", "stdout line is not JSON"), (spaced.replace(b'"id": 7', b'"id": 8'), "answered id 8"),
+                        (b'{"id": 7, "values": 5}', "violates protocol.schema.json")):
+        outcome = answer(op, 7, line)
+        assert type(outcome) is NotAnAnswer and words in outcome.problem, line
+        assert (outcome.not_json is not None) == (line == b"hello")

@@ -201,18 +201,18 @@ def test_a_signal_stops_the_run_kills_every_runner_and_writes_the_partial_report
 
 
 def test_an_internal_error_still_writes_the_verdicts_so_far(tmp_path, monkeypatch):
-    from harness import runner_session
+    from harness import judge
     calls = []
 
     def judge_that_breaks(op, response):
         calls.append(op)
         if len(calls) == 3:
             raise RuntimeError("a harness bug")
-        return runner_session.judge.__wrapped__(op, response)
+        return judge._judge.__wrapped__(op, response)
 
-    judge_that_breaks.__wrapped__ = runner_session.judge
-    monkeypatch.setattr(runner_session, "judge", judge_that_breaks)
-    # Every answer goes through judge() when the runner skips: the fast path only takes exact answers.
+    judge_that_breaks.__wrapped__ = judge._judge
+    monkeypatch.setattr(judge, "_judge", judge_that_breaks)
+    # Every answer goes through _judge() when the runner skips: the fast paths only take exact answers.
     skips = [a for op in PLAN[:6] for a in ("--skip", f"{op.vector_id}:{op.name}")]
     r = run(tmp_path, commands=[oracle_command(*skips)])
     assert r.code == 3

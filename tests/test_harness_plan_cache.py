@@ -26,15 +26,15 @@ def test_a_stored_plan_loads_as_the_fresh_one(tmp_path):
     assert [op.key for op in loaded] == [op.key for op in plan]
     assert all(type(v["values"]) is bytes for v in loaded_vectors if "values" in v), "values stay marshalled"
     for fresh, cached in zip(plan, loaded):
-        assert cached.__dict__["_line_parts"] == fresh.line_parts(), "the request line's parts come from the cache"
+        assert cached._line_parts == fresh.line_parts(), "the request line's parts come from the cache"
         assert cached.request_line(17) == fresh.request_line(17) == ops.encode_line(fresh.request(17))
-        assert [form[:-1] for form in cached._exact] == [form[:-1] for form in fresh._exact]
-        assert [form[-1] for form in cached._exact] == [form[-1] for form in fresh._exact]    # the pass Outcomes
+        assert [form[:-1] for form in cached.exact_forms] == [form[:-1] for form in fresh.exact_forms]
+        assert [form[-1] for form in cached.exact_forms] == [form[-1] for form in fresh.exact_forms]    # the pass Outcomes
     decodes = [op for op in loaded if op.cmd == "decode" and op.name != "reject" and op.vector["variants"]]
     shared = {}
-    assert decodes and all(shared.setdefault(op.vector_id, op._exact) is op._exact for op in decodes), \
+    assert decodes and all(shared.setdefault(op.vector_id, op.exact_forms) is op.exact_forms for op in decodes), \
         "a vector's decode ops share one list of forms, as when made afresh"
-    assert all(len(op._exact) == 2 for op in decodes), "the sorted-keys form is kept too"
+    assert all(len(op.exact_forms) == 2 for op in decodes), "the sorted-keys form is kept too"
     assert all(type(v["values"]) is bytes for v in loaded_vectors if "values" in v), "none was needed so far"
     for v in loaded_vectors:
         if "values" in v:

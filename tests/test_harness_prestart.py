@@ -9,7 +9,7 @@ import time
 import pytest
 
 from harness_fixtures.harness_helpers import PY, ORACLE, CORPUS, oracle_command, run
-from harness import cli, judge, prestart
+from harness import incomplete, judge, prestart, verify
 
 
 @pytest.fixture
@@ -22,7 +22,7 @@ def started(monkeypatch):
             super().__init__(configs)
             procs.extend(proc for proc, _ in self._procs.values())
 
-    monkeypatch.setattr(cli, "Prestarted", Recording)
+    monkeypatch.setattr(verify, "Prestarted", Recording)
     return procs
 
 
@@ -50,7 +50,7 @@ def test_a_signal_while_loading_kills_the_early_runners_and_reports_the_interrup
 
     def prepare_then_signal(plan, **kw):
         real_prepare(plan, **kw)
-        cli._on_signal(signal.SIGINT, None)     # what the handler does when SIGINT arrives now
+        incomplete.on_signal(signal.SIGINT, None)     # what the handler does when SIGINT arrives now
 
     monkeypatch.setattr(judge, "prepare", prepare_then_signal)
     r = run(tmp_path)

@@ -283,7 +283,7 @@ def test_command_line_entry_point(tmp_path):
 
 
 def test_command_line_exit_leaves_the_reports_and_output_whole(tmp_path):
-    """`python3 -m harness` ends the process without returning (cli._done): a failing run still exits 1 with every
+    """`python3 -m harness` ends the process without returning (verify._done): a failing run still exits 1 with every
     output line, the reports written and the journal closed."""
     import subprocess
     out = tmp_path / "out"

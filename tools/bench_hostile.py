@@ -28,11 +28,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness import corpus as corpus_mod, corpus_cache  # noqa: E402
-from harness.cli import DEFAULT_CACHE  # noqa: E402
-from harness.options import SECONDS, number  # noqa: E402
-from harness.runner_config import ConfigError, known_runners, parse_overrides, resolve  # noqa: E402
-from harness.runner_process import EOF, TIMEOUT, LineTooLong, RunnerProcess, StderrLog  # noqa: E402
+from harness.api import (DEFAULT_CACHE, EOF, SECONDS, TIMEOUT, ConfigError, CorpusError, LineTooLong,  # noqa: E402
+                         RunnerProcess, StderrLog, known_runners, number, open_corpus, parse_overrides, resolve)
 
 MIB = 1 << 20
 SAMPLE_SECONDS = 0.02
@@ -206,8 +203,8 @@ def main(argv=None) -> int:
         names = [n for n in (args.runners.split(",") if args.runners else list(commands) or known_runners(runners_dir))
                  if n]
         configs = resolve(names, runners_dir, commands)
-        catalog, _ = corpus_cache.open_corpus(args.corpus, Path(args.cache_dir))
-    except (ConfigError, corpus_mod.CorpusError) as e:
+        catalog, _ = open_corpus(args.corpus, Path(args.cache_dir))
+    except (ConfigError, CorpusError) as e:
         print(f"bench: {e}", file=sys.stderr)
         return 2
     # MessagePack must-reject vectors; Binary Tuple vectors (a "format" field) need a tuple request and are

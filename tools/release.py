@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness import manifest  # noqa: E402
+from harness.api import ManifestError, check_manifest  # noqa: E402
 
 # What a client repository needs to run ci/gate.sh: the corpus, the contracts, the harness, the summary writer.
 CONTENTS = ["vectors", "schema", "harness", "dashboard", "ci", "docs", "spec.md", "runners/PROTOCOL.md",
@@ -102,8 +102,8 @@ def release(root, out_dir, check_drift=True):
     if problems:
         raise ReleaseError("\n".join(problems))
     try:
-        manifest.check(root / "vectors", require=True)
-    except manifest.ManifestError as e:
+        check_manifest(root / "vectors", require=True)
+    except ManifestError as e:
         raise ReleaseError(f"{e}\nrun: make vectors") from None
     if check_drift:
         from generator.__main__ import render
