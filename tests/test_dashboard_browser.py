@@ -21,7 +21,7 @@ from dashboard_fixtures.dashboard_helpers import (CRASH_VECTOR, FAILING_VECTOR, 
 
 CHROMIUM, CHROMEDRIVER = "/usr/bin/chromium", "/usr/bin/chromedriver"
 SCREENSHOTS = REPO / "out" / "test-screenshots"
-WAIT = 10       # seconds for any one thing to appear
+WAIT = 60       # seconds for any one thing to appear: a bound, fails only after it (a loaded machine renders slowly)
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--window-size=1400,1000"]

@@ -16,14 +16,18 @@ from generator import encode, expand
 
 REPO = Path(__file__).resolve().parent.parent
 PLANTED = REPO / "tests" / "fuzz_fixtures" / "planted_bug_runner.py"
+GENEROUS = 3600     # seconds: a bound that only a hung run reaches
 
 
 def fuzz(tmp_path, *args, runners="python,planted"):
     out = tmp_path / "fuzz"
     command = "planted=" + " ".join(shlex.quote(w) for w in [sys.executable, str(PLANTED), "planted"])
     stdout = io.StringIO()
-    code = main(["--runners", runners, "--command", command, "--out", str(out), "--seed", "7", *map(str, args)],
-                stdout)
+    # The fuzzer's wall-time limits far past what a run here needs: a loaded machine must not cut the run or the
+    # shrinking short, nor call a slow answer a timeout (fuzz speed is make fuzz's figure, not these tests').
+    limits = ["--seconds", GENEROUS, "--shrink-seconds", GENEROUS, "--timeout", 60]
+    code = main(["--runners", runners, "--command", command, "--out", str(out), "--seed", "7",
+                 *map(str, limits + list(args))], stdout)
     summary = json.loads((out / "fuzz.json").read_text())
     return code, stdout.getvalue(), summary, out
 

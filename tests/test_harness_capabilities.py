@@ -15,8 +15,7 @@ SLICE = ["-k", "ignite.3.0.uuid.*", "-k", "int.fixint.*", "-k", "bt.int.tuple.in
 
 
 def half_done(tmp_path, *args):
-    return run(tmp_path, *SLICE, *args, runners="half-done", commands=[HALF_DONE], corpus=REPO / "vectors",
-               timeout=10)
+    return run(tmp_path, *SLICE, *args, runners="half-done", commands=[HALF_DONE], corpus=REPO / "vectors")
 
 
 def test_half_done_runner_passes_with_unclaimed_counted_everywhere(tmp_path):

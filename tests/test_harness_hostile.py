@@ -1,19 +1,20 @@
 """The harness against runners that are not to be trusted (issue 18's table): each case ends with a readable
-report, a clear verdict, a bounded peak RSS of the harness itself (measured: VmHWM of the harness process), a
-bounded time, and nothing of the run left running."""
+report, a clear verdict, a bounded peak RSS of the harness itself (measured: VmHWM of the harness process), and
+nothing of the run left running. How long each case takes is a figure of bench/hostile_speed.py (make
+bench-verify), not an assert here: a loaded machine would decide it. The waits below are generous bounds (fail
+only after them), and a runner that must be slow blocks for good instead of sleeping a tuned time."""
 
 import json
 import os
 import signal
 import subprocess
-import time
 import xml.etree.ElementTree as ET
 
 import jsonschema
 import pytest
 
-from harness_fixtures.harness_helpers import (CORPUS, FIXTURES, PY, REPO, all_keys, oracle_command,
-                                             processes_mentioning, run)
+from harness_fixtures.harness_helpers import (CORPUS, FIXTURES, HUNG, PATIENCE, PY, REPO, all_keys,
+                                             oracle_command, processes_mentioning, run, wait_until)
 from harness import ops
 from harness.corpus import load
 from harness.runner_process import MAX_LINE, STDERR_LOG_CAP
@@ -30,13 +31,13 @@ SCHEMA = json.loads((REPO / "schema/report.schema.json").read_text())
 class Harness:
     """One harness run as its own process (so its peak RSS is its own), with the oracle as runner 'oracle'."""
 
-    def __init__(self, tmp_path, *flags, args=(), timeout=60):
+    def __init__(self, tmp_path, *flags, args=()):
         self.out = tmp_path / "out"
+        # Generous per-request and start timeouts (args may set them again: the last one counts).
         argv = [PY, str(FIXTURES / "rss_harness.py"), "verify", "--corpus", str(CORPUS), "--out", str(self.out),
-                "--runners", "oracle", "--command", oracle_command(*flags), "--runners-dir", str(tmp_path), *args]
-        started = time.monotonic()
-        p = subprocess.run(argv, capture_output=True, timeout=timeout, cwd=tmp_path)
-        self.seconds = time.monotonic() - started
+                "--runners", "oracle", "--command", oracle_command(*flags), "--runners-dir", str(tmp_path),
+                "--timeout", str(PATIENCE), "--start-timeout", str(PATIENCE), *args]
+        p = subprocess.run(argv, capture_output=True, timeout=HUNG, cwd=tmp_path)
         self.code, self.raw_stdout = p.returncode, p.stdout
         self.stdout, self.stderr = p.stdout.decode(), p.stderr.decode()
         self.peak_kib = int(self.stderr.strip().splitlines()[-1].split()[1])
@@ -92,25 +93,24 @@ def test_control_bytes_on_stdout_are_escaped(tmp_path):
 
 @pytest.mark.parametrize("kind, size", [("huge-hex", 32 << 20), ("zero-hex", 32 << 20), ("no-newline", 0)])
 def test_a_line_over_the_limit_is_a_protocol_error_not_memory(tmp_path, kind, size):
-    # 32 MiB of hex (16 MiB of bytes); stdout without a newline, forever: read up to the line limit, no further.
-    h = Harness(tmp_path, *once(tmp_path, f"{kind}:{size}", FIRST_ENCODE), args=["--timeout", "5"])
+    # 32 MiB of hex (16 MiB of bytes); stdout without a newline, forever: read up to the line limit, no further
+    # (a protocol error, not a timeout: the verdict says the harness stopped at the limit, not at --timeout).
+    h = Harness(tmp_path, *once(tmp_path, f"{kind}:{size}", FIRST_ENCODE))
     h.assert_bounded()
     v = h.only_failure()
     assert v["verdict"] == "protocol-error"
     assert f"stdout line longer than {MAX_LINE} bytes" in v["detail"]
-    assert h.seconds < 30
 
 
 def test_large_answer_under_the_line_limit_is_judged_in_bounded_memory(tmp_path):
     # Just under the line limit: 7.5 MiB of zero bytes as an encode answer; judged, diagnosed, annotated (up to
-    # the annotation's own limit), in bounded memory and time.
+    # the annotation's own limit), in bounded memory.
     size = MAX_LINE - (1 << 20)
     h = Harness(tmp_path, *once(tmp_path, f"zero-hex:{size}", FIRST_ENCODE))
     h.assert_bounded()
     v = h.only_failure()
     assert v["verdict"] == "fail" and v["detail"].startswith("bytes differ from canonical")
     assert all(len(line.encode()) < MESSAGE_LIMIT + 100 for line in v["diagnosis"])
-    assert h.seconds < 30
 
 
 def test_a_huge_error_message_is_cut_to_the_message_limit(tmp_path):
@@ -152,9 +152,10 @@ def test_stderr_flood_without_newline_is_a_bounded_tail_and_a_capped_log(tmp_pat
 
 @pytest.mark.parametrize("flags, verdict", [(("--hang-on", 1), "timeout"), (("--crash-after", 0), "crash")])
 def test_a_runner_that_fails_after_every_restart_is_given_up(tmp_path, flags, verdict):
+    # The hanging runner blocks for good on its first request: a small --timeout makes the five hangs short (the
+    # other requests are never sent; each restart's 'start' still has --start-timeout PATIENCE).
     h = Harness(tmp_path, *flags, args=["--timeout", "2"])
     h.assert_bounded()
-    assert h.seconds < 60
     runner = h.report["runners"][0]
     counts = runner["counts"]
     assert counts[verdict] == 5 and counts["abandoned"] == len(KEYS) - 5 - counts["info"]
@@ -178,14 +179,11 @@ def test_a_signal_stops_the_run_kills_every_runner_and_writes_the_partial_report
             "--command", oracle_command("--hang-on", 4, "--spawn-child", marker)]
     p = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     journal = out / "verdicts.jsonl"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline and not (journal.exists() and len(journal.read_text().splitlines()) >= 4):
-        time.sleep(0.1)
+    # The runner hangs (for good) on request 4: the journal's header and 3 outcomes, then nothing more comes.
+    wait_until(lambda: journal.exists() and len(journal.read_text().splitlines()) >= 4, "3 outcomes in the journal")
     assert processes_mentioning(marker), "the runner's child should be running"
-    sent = time.monotonic()
     p.send_signal(sig)
-    stdout, stderr = p.communicate(timeout=20)
-    assert time.monotonic() - sent < 10
+    stdout, stderr = p.communicate(timeout=HUNG)
     assert p.returncode == code, stderr.decode()
     report = json.loads((out / "report.json").read_text())
     jsonschema.Draft202012Validator(SCHEMA).validate(report)
@@ -195,9 +193,9 @@ def test_a_signal_stops_the_run_kills_every_runner_and_writes_the_partial_report
     assert lines[-1] == {"end": f"interrupted by {signal.Signals(sig).name}"}
     assert len([x for x in lines if "outcome" in x]) == 3
     assert "INCOMPLETE: interrupted by" in stdout.decode()
-    time.sleep(0.2)
-    assert processes_mentioning(marker) == []
-    assert processes_mentioning(str(tmp_path)) == []
+    # Killed, but a killed process leaves /proc only once its parent has reaped it: wait for that.
+    wait_until(lambda: processes_mentioning(marker) == [] and processes_mentioning(str(tmp_path)) == [],
+               "the runner and its child to be gone")
 
 
 def test_an_internal_error_still_writes_the_verdicts_so_far(tmp_path, monkeypatch):
@@ -231,11 +229,11 @@ def test_report_writing_is_atomic(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["report.json"]
 
 
-def corpus_run(tmp_path, corpus, timeout=60):
+def corpus_run(tmp_path, corpus):
     """The harness over a hostile corpus, as its own process: (exit status, stderr lines, peak RSS KiB)."""
     argv = [PY, str(FIXTURES / "rss_harness.py"), "verify", "--corpus", str(corpus), "--out", str(tmp_path / "out"),
             "--runners", "oracle", "--command", oracle_command(), "--runners-dir", str(tmp_path)]
-    p = subprocess.run(argv, capture_output=True, timeout=timeout, text=True)
+    p = subprocess.run(argv, capture_output=True, timeout=HUNG, text=True)
     lines = p.stderr.strip().splitlines()
     return p.returncode, lines[:-1], int(lines[-1].split()[1])
 
@@ -284,7 +282,7 @@ def test_a_hex_string_over_the_limit_is_refused(tmp_path):
 def test_only_regular_files_inside_the_corpus_directory_are_read(tmp_path, make, words):
     corpus = hostile_corpus(tmp_path, "odd.json")
     make(corpus / "odd.json")
-    code, lines, peak = corpus_run(tmp_path, corpus, timeout=30)
+    code, lines, peak = corpus_run(tmp_path, corpus)
     assert code == 2 and f"{corpus / 'odd.json'}: " in lines[-1] and words in lines[-1], lines
     assert peak < RSS_LIMIT_KIB
 
@@ -312,10 +310,10 @@ def test_runner_names_are_checked_in_the_cli(tmp_path):
 def test_runner_names_are_checked_by_the_gate_and_the_bench_tool(tmp_path):
     env = dict(os.environ, CORPUS_RELEASE=str(tmp_path / "none.tar.gz"), CORPUS_SHA256="0" * 64,
                RUNNER_NAME=BAD_NAME, RUNNER_COMMAND="true", GATE_OUT=str(tmp_path / "gate"))
-    p = subprocess.run(["/bin/sh", str(REPO / "ci" / "gate.sh")], env=env, capture_output=True, text=True, timeout=60)
+    p = subprocess.run(["/bin/sh", str(REPO / "ci" / "gate.sh")], env=env, capture_output=True, text=True, timeout=HUNG)
     assert p.returncode == 2 and "RUNNER_NAME '../../x': use lower-case letters" in p.stderr
     p = subprocess.run([PY, str(REPO / "tools" / "bench_hostile.py"), "--runners", BAD_NAME, "--out",
-                        str(tmp_path / "bench")], capture_output=True, text=True, timeout=60)
+                        str(tmp_path / "bench")], capture_output=True, text=True, timeout=HUNG)
     assert p.returncode == 2 and "a runner name is lower-case letters" in p.stderr
 
 
@@ -352,5 +350,5 @@ def test_protocol_doc_states_the_limits_the_code_has():
     ("bench", [str(REPO / "tools" / "bench_hostile.py"), "--timeout", "inf"]),
 ])
 def test_the_fuzz_and_bench_tools_range_check_their_numbers(tool, argv):
-    p = subprocess.run([PY, *argv], cwd=REPO, capture_output=True, text=True, timeout=60)
+    p = subprocess.run([PY, *argv], cwd=REPO, capture_output=True, text=True, timeout=HUNG)
     assert p.returncode == 2 and "out of range" in p.stderr, p.stderr

@@ -67,14 +67,18 @@ def test_stderr_written_before_the_log_is_open_is_kept(tmp_path):
     assert (r.out / "oracle.stderr.log").read_text().startswith("written-at-start-up\n")
 
 
-def test_the_start_timeout_counts_from_the_start_request_not_the_process_start(tmp_path, monkeypatch):
-    real_prepare = judge.prepare
+def test_the_start_timeout_counts_from_the_start_request_not_the_process_start(tmp_path, started, monkeypatch):
+    # Loading takes an hour on the harness's clock (time.monotonic, which every deadline of the harness reads), far
+    # past --start-timeout: the clock jumps instead of the test sleeping, so the machine's load decides nothing.
+    real_prepare, real_clock, hour = judge.prepare, time.monotonic, [0.0]
 
-    def slow_prepare(plan, **kw):     # loading takes longer than --start-timeout
+    def slow_prepare(plan, **kw):
         real_prepare(plan, **kw)
-        time.sleep(2.5)
+        hour[0] = 3600.0
 
+    monkeypatch.setattr(time, "monotonic", lambda: real_clock() + hour[0])
     monkeypatch.setattr(judge, "prepare", slow_prepare)
-    r = run(tmp_path, "--start-timeout", "2")
+    r = run(tmp_path, "--start-timeout", "60")
+    assert hour[0] and len(started) == 1, "the runner should have been started before the corpus loaded"
     assert r.code == 0, r.stdout
     assert "did not start" not in r.stdout

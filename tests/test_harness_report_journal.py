@@ -7,12 +7,12 @@ import os
 import shutil
 import signal
 import subprocess
-import time
 import xml.etree.ElementTree as ET
 
 import jsonschema
 
-from harness_fixtures.harness_helpers import CORPUS, ORACLE, PY, REPO, oracle_command, processes_mentioning, run
+from harness_fixtures.harness_helpers import (CORPUS, HUNG, ORACLE, PY, REPO, oracle_command, processes_mentioning,
+                                             run, wait_until)
 from harness import cli, journal as journal_mod
 
 SCHEMA = json.loads((REPO / "schema/report.schema.json").read_text())
@@ -42,17 +42,14 @@ def test_a_killed_run_is_rebuilt_from_its_journal(tmp_path):
         (out / name).write_text("stale\n")
     p = subprocess.Popen(argv, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 30
-        counted = []
-        while time.monotonic() < deadline:
+        def counted():
             records = journal_mod.read(journal)[1] if journal.exists() else []     # a torn last line is left out
-            counted = [(r["runner"], r["outcome"]) for r in records]
-            if counted.count(("oracle", "pass")) == 3 and ("python", "pass") in counted:
-                break
-            time.sleep(0.05)
-        assert counted.count(("oracle", "pass")) == 3, counted
+            return [(r["runner"], r["outcome"]) for r in records]
+        wait_until(lambda: counted().count(("oracle", "pass")) == 3 and ("python", "pass") in counted(),
+                   "3 oracle passes and a python pass in the journal")
+        assert counted().count(("oracle", "pass")) == 3, counted()
         p.send_signal(signal.SIGKILL)
-        p.wait(timeout=10)
+        p.wait(timeout=HUNG)
     finally:
         p.kill()
         for pid in processes_mentioning(str(tmp_path)):

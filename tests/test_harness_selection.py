@@ -4,12 +4,11 @@ import json
 import os
 import shutil
 import subprocess
-import time
 
 import pytest
 
 from harness import corpus_cache
-from harness_fixtures.harness_helpers import CORPUS, PY, REPO, run
+from harness_fixtures.harness_helpers import CORPUS, HUNG, PY, REPO, run, wait_until
 
 
 def copy_corpus(tmp_path):
@@ -52,15 +51,29 @@ def hashed(corpus, cache):
     return sorted(name for name, (_, data) in corpus_cache.digests(corpus, cache).items() if data is not None)
 
 
+def clock_past(corpus):
+    """Waits until the file clock has ticked past every corpus file's mtime and ctime (a file written from now on
+    has newer times) and so has the clock a digest's time is taken from (time.time_ns, never behind the file clock):
+    with RACY_NS 0 the files are then not racy, and a write to one of them changes its ctime."""
+    probe = corpus.parent / "clock-probe"
+    newest = max(max(p.stat().st_mtime_ns, p.stat().st_ctime_ns) for p in corpus.glob("*.json"))
+
+    def ticked():
+        probe.write_bytes(b"")
+        return probe.stat().st_ctime_ns > newest
+    wait_until(ticked, "the file clock to pass the corpus files' times")
+
+
 def test_unchanged_files_are_not_hashed_again_but_any_write_is_caught(tmp_path, monkeypatch):
     corpus, cache = copy_corpus(tmp_path), tmp_path / "cache"
     files = sorted(p.name for p in corpus.glob("*.json"))
-    assert hashed(corpus, cache) == files
     # Racy: written less than RACY_NS before it was hashed, so hashed again (a write in the same clock tick
-    # would not have changed its times).
+    # would not have changed its times). RACY_NS an hour: however slow this machine is, the files stay racy.
+    monkeypatch.setattr(corpus_cache, "RACY_NS", 3600 * 10**9)
+    assert hashed(corpus, cache) == files
+    clock_past(corpus)
     assert hashed(corpus, cache) == files
     monkeypatch.setattr(corpus_cache, "RACY_NS", 0)
-    time.sleep(0.05)        # a clock tick or more after the copy
     assert hashed(corpus, cache) == []
     # The same size and the mtime set back: ctime (which no one can set) says it was written.
     path = corpus / "reject.json"
@@ -71,7 +84,7 @@ def test_unchanged_files_are_not_hashed_again_but_any_write_is_caught(tmp_path, 
     assert hashed(corpus, cache) == ["reject.json"]
     # A cached catalog reads the files it needs only when asked, and checks them against the digest it used.
     shutil.copy(CORPUS / "reject.json", path)
-    time.sleep(0.05)
+    clock_past(corpus)
     corpus_cache.open_corpus(corpus, cache)
     catalog, how = corpus_cache.open_corpus(corpus, cache)
     assert how == "cached" and catalog.vectors(["basic.nil"])[0]["id"] == "basic.nil"
@@ -86,7 +99,7 @@ def test_a_file_changed_with_its_size_and_mtime_kept_is_named_by_the_manifest_ch
     from test_release_gate import corpus_with_manifest
     corpus, cache = corpus_with_manifest(tmp_path), tmp_path / "cache"
     monkeypatch.setattr(corpus_cache, "RACY_NS", 0)
-    time.sleep(0.05)
+    clock_past(corpus)
     assert run(tmp_path / "1", "--cache-dir", str(cache), corpus=corpus).code == 0
     assert run(tmp_path / "2", "--cache-dir", str(cache), corpus=corpus).code == 0
     assert hashed(corpus, cache) == []
@@ -103,7 +116,7 @@ def test_a_file_changed_with_its_size_and_mtime_kept_is_named_by_the_manifest_ch
 def test_a_corrupt_or_foreign_stat_cache_is_ignored(tmp_path, monkeypatch, text):
     corpus, cache = copy_corpus(tmp_path), tmp_path / "cache"
     monkeypatch.setattr(corpus_cache, "RACY_NS", 0)
-    time.sleep(0.05)
+    clock_past(corpus)
     hashed(corpus, cache)
     assert hashed(corpus, cache) == []
     stats = cache / corpus_cache.STATS
@@ -133,9 +146,9 @@ def test_warm_case_rerun_with_the_python_runner_uses_the_cache(tmp_path):
     decide a timed assert."""
     command = [PY, "-m", "harness", "verify", "--runners", "python", "--case", "int.uint64.max", "--no-matrix",
                "--out", str(tmp_path / "out"), "--cache-dir", str(tmp_path / "cache")]
-    cold = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)     # fills the cache
+    cold = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=HUNG)     # fills the cache
     assert cold.returncode == 0 and "validated before" not in cold.stderr, cold.stdout + cold.stderr
-    warm = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
+    warm = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=HUNG)
     assert warm.returncode == 0 and "validated before" in warm.stderr, warm.stdout + warm.stderr
     assert warm.stdout.rstrip().splitlines()[-1] == cold.stdout.rstrip().splitlines()[-1]
 

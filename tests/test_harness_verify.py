@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 import jsonschema
 import pytest
 
-from harness_fixtures.harness_helpers import CORPUS, REPO, all_keys, oracle_command, run
+from harness_fixtures.harness_helpers import CORPUS, PATIENCE, REPO, all_keys, oracle_command, run
 
 KEYS = all_keys()
 IMPL = {k for k in KEYS if k[0].startswith(("basic.impl.", "reject.impl."))}
@@ -33,14 +33,16 @@ def test_clean_run_passes(tmp_path):
 
 @pytest.mark.parametrize("flag, verdict, words", [
     ("--crash-after", "crash", "exited with status 70"),
-    ("--hang-on", "timeout", "no answer within 1 s"),
+    ("--hang-on", "timeout", "no answer within 2 s"),
     ("--wrong-id-on", "protocol-error", "answered id"),
     ("--non-json-on", "protocol-error", "not JSON"),
     ("--garbage-on", "protocol-error", "debug: garbage on stdout"),
     ("--bad-schema-on", "protocol-error", "violates protocol.schema.json#/$defs/"),
 ])
 def test_a_fault_costs_only_its_own_verdict(tmp_path, flag, verdict, words):
-    r = run(tmp_path, commands=[oracle_command(flag, 5, "--once", tmp_path / "fired")])
+    # The hanging runner blocks for good: --timeout is small so the test ends soon, but only the hang is that slow.
+    timeout = 2 if verdict == "timeout" else PATIENCE
+    r = run(tmp_path, commands=[oracle_command(flag, 5, "--once", tmp_path / "fired")], timeout=timeout)
     assert_complete(r)
     bad = {k: v for k, v in r.verdicts().items() if v not in ("pass", "info")}
     assert list(bad.values()) == [verdict], r.stdout

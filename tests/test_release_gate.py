@@ -233,7 +233,9 @@ def test_gate_measures_the_users_runner_on_hostile_input(dist, tmp_path):
     """BENCH_HOSTILE=1 runs the release's tools/bench_hostile.py --command on the gate's runner; a missed goal
     fails the gate."""
     archive, digest = dist
-    p, out = gate(tmp_path, archive, digest, BENCH_HOSTILE="1", BENCH_ARGS="-k reserved.c1.*",
+    # The time goal a minute per vector: a loaded machine may stall one for more than the default second, and that
+    # is not what this test is about (the per-vector time is make bench-hostile's figure).
+    p, out = gate(tmp_path, archive, digest, BENCH_HOSTILE="1", BENCH_ARGS="-k reserved.c1.* --max-ms 60000",
                   EXPECTED_FAILURES=str(REPO / "runners" / "python" / "expected-failures.txt"))
     assert p.returncode == 0, p.stdout + p.stderr
     rows = json.loads((out / "bench-hostile.json").read_text())["rows"]

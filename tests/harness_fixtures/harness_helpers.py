@@ -5,6 +5,7 @@ import json
 import os
 import shlex
 import sys
+import time
 from pathlib import Path
 
 FIXTURES = Path(__file__).resolve().parent
@@ -12,6 +13,11 @@ REPO = FIXTURES.parent.parent
 CORPUS = FIXTURES / "corpus"
 ORACLE = FIXTURES / "oracle_runner.py"
 PY = "/usr/bin/python3"
+# Generous bounds on wall time: a loaded 2-core machine may stall a runner or the harness for seconds, and a test
+# must not turn that into a verdict. Tests that need a timeout to fire give the option a small value themselves;
+# how fast the harness is belongs to bench/ (bench/hostile_speed.py), not to the tests.
+PATIENCE = 60       # --timeout and --start-timeout of run(), and the bound of wait_until()
+HUNG = 600          # seconds before a process that should have ended is called hung (a guard, not a goal)
 
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
@@ -45,10 +51,12 @@ def oracle_command(*flags, name="oracle", corpus=CORPUS):
     return f"{name}=" + " ".join(shlex.quote(w) for w in words)
 
 
-def run(tmp_path, *args, runners="oracle", commands=None, corpus=CORPUS, timeout=1, runners_dir=None):
-    """Runs 'verify' with the oracle (or the given --command values); returns a Run."""
+def run(tmp_path, *args, runners="oracle", commands=None, corpus=CORPUS, timeout=PATIENCE, runners_dir=None):
+    """Runs 'verify' with the oracle (or the given --command values); returns a Run. --start-timeout is always
+    PATIENCE (args may set it again: the last one counts)."""
     out = tmp_path / "out"
-    argv = ["verify", "--corpus", str(corpus), "--out", str(out), "--timeout", str(timeout)]
+    argv = ["verify", "--corpus", str(corpus), "--out", str(out), "--timeout", str(timeout),
+            "--start-timeout", str(PATIENCE)]
     if runners:
         argv += ["--runners", runners]
     for c in commands if commands is not None else [oracle_command()]:
@@ -76,3 +84,15 @@ def processes_mentioning(text):
             except OSError:
                 pass
     return found
+
+
+def wait_until(condition, what, bound=PATIENCE, every=0.05):
+    """Polls condition() until it returns something true, and returns that; fails only after bound seconds (a
+    loaded machine is slow, not wrong)."""
+    deadline = time.monotonic() + bound
+    while True:
+        value = condition()
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"waited {bound} s for {what}"
+        time.sleep(every)

@@ -10,7 +10,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 # --hostile KIND[:SIZE]: what a runner that is not to be trusted may send (tests/test_harness_hostile.py).
@@ -44,6 +43,13 @@ def hostile_answer(kind, size, rid, out):
         return False
     out.flush()
     return True
+
+
+def hostile_request(on, n, cmd):
+    """The number of the request --hostile-on ON picks, given request n is a cmd (None: not this one)."""
+    if on in ("encode", "decode"):
+        return n if cmd == on else None
+    return int(on)
 
 
 def flood_stderr():
@@ -144,7 +150,8 @@ def main():
     p.add_argument("--crash-on-unknown", action="store_true",
                    help="exit with status 70 on a request that is not in the table (the matrix's novel bytes)")
     p.add_argument("--hostile", metavar="KIND[:SIZE]", help=f"one of {', '.join(HOSTILE)}")
-    p.add_argument("--hostile-on", type=int, help="the request that gets the hostile answer (default: every one)")
+    p.add_argument("--hostile-on", help="the request that gets the hostile answer: its number N, or 'encode' or "
+                   "'decode' for each of that command (default: every one)")
     p.add_argument("--spawn-child", metavar="MARKER",
                    help="start a child process (sleep, with MARKER in its arguments) that outlives nothing")
     args = p.parse_args()
@@ -201,7 +208,7 @@ def main():
         if req["cmd"] == "stop":
             break
         n += 1
-        if kind and (args.hostile_on is None or fires(n, args.hostile_on)) and \
+        if kind and (args.hostile_on is None or fires(n, hostile_request(args.hostile_on, n, req["cmd"]))) and \
                 hostile_answer(kind, size, req["id"], sys.stdout.buffer):
             continue
         if args.crash_after is not None and fires(n, args.crash_after + 1):
@@ -209,7 +216,9 @@ def main():
             sys.exit(70)
         if fires(n, args.hang_on):
             print(f"oracle: hanging on purpose at request {n}", file=sys.stderr)
-            time.sleep(1000)
+            sys.stderr.flush()
+            sys.stdin.read()        # blocks for good: until the harness kills this process (or dies itself)
+            sys.exit(0)
         table = encode if req["cmd"] == "encode" else decode
         k = (req["era"], key(req["values"]) if req["cmd"] == "encode" else req["hex"])
         if k not in table:
