@@ -6,6 +6,7 @@
 #   make bench    codec speed per language (IEP-75 and Ignite.NET cases); make bench-verify: verify speed
 #   make vectors  regenerate vectors/ from generator/sources/
 #   make report   out/dashboard.html, out/summary.md and out/badges/ from the last run
+#   make mutation corpus strength: the mutant catalogue and StrykerJS (mutation/README.md; not in make test)
 # RUNNERS=python,java selects runners (default: every runners/<name>/runner.json); ARGS='...' goes to the harness.
 
 # Debian's own interpreter: the python3-* packages below belong to it, not to whatever python3 is first on PATH.
@@ -111,6 +112,15 @@ bench: setup $(addprefix runner-,$(ALL_RUNNERS))
 # Warm `make verify` against its floor, runner throughput on 1x/3x/10x corpora, a harness profile (~15 min).
 bench-verify: setup $(addprefix runner-,$(ALL_RUNNERS))
 	$(MAKE) --no-print-directory -C bench verify
+
+# Corpus strength, a bench-like target (not in make test, which runs only the historical and community-client
+# mutants: tests/test_mutation_catalogue.py): every mutant of mutation/catalogue.yaml (the Python and Go runners)
+# over the whole corpus -> out/mutation/catalogue.{json,md} and the committed mutation/score.json (README "Corpus
+# strength", the dashboard's Versions); then StrykerJS over the JS runner's codec files. mutation/README.md.
+.PHONY: mutation mutation-catalogue
+mutation: mutation-catalogue mutation-stryker
+mutation-catalogue: setup runner-python runner-go
+	$(PY) -m mutation.run --score mutation/score.json
 
 # dist/ignite-wire-corpus-<corpus_version>.tar.gz + dist/SHA256SUMS (spec.md 8.3). Refuses a corpus that differs
 # from its sources or its manifest, and a CHANGELOG.md without an entry for the version.
