@@ -5,22 +5,26 @@ the mutated runner does not answer `start` (none of which says anything about th
 
     python3 -m mutation.run                    # every mutant; out/mutation/catalogue.json and catalogue.md
     python3 -m mutation.run --historical       # only the `historical: true` / `community: true` ones
-    python3 -m mutation.run --id py.uuid-le-as-be --id go.int8-unsigned
+    python3 -m mutation.run --id py.uuid-le-written-be --id go.bt-decimal-scale-int8
+    python3 -m mutation.run --historical --first-kill   # make test's subset, each run stopped at its first kill
+    python3 -m mutation.run --corpus DIR       # over another corpus (an older release: which mutants it misses)
     python3 -m mutation.run --check            # no runs: the catalogue and triage checks (catalogue.problems)
     python3 -m mutation.run --score mutation/score.json   # also write the committed score (make mutation)
 
 Exit status: 0 when every mutant is killed or triaged equivalent/impl, 1 otherwise, 2 for a broken catalogue or
 an unmutated runner that does not pass (then every kill would be meaningless).
 
-The whole corpus, not a selection per mutant: a selection could hide a vector that would kill it, and the number of
-vectors that kill a mutant (`failures`) shows how many of its kills rest on one vector. The harness has no
-stop-at-first-failure option; a run of the Python runner takes ~1.5 s, so it does not need one."""
+The whole corpus, not a selection per mutant: a selection could hide a vector that would kill it. A full run counts
+the vectors that kill each mutant (`failures`: how many of its kills rest on one vector); --first-kill stops each
+run at its first failing verdict, read from the harness's journal as it is written (the harness of this commit
+has no option for that)."""
 
 import argparse
 import concurrent.futures
 import datetime
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -87,7 +91,6 @@ class Scratch:
 
     def starts(self):
         """None when the runner answers `start`, else why not."""
-        import shlex
         line = json.dumps({"cmd": "start", "protocol": 1, "corpus_version": corpus_version()}) + "\n"
         try:
             p = subprocess.run(shlex.split(self.command), input=line, cwd=self.src, capture_output=True, text=True,
