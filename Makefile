@@ -7,6 +7,7 @@
 #   make vectors  regenerate vectors/ from generator/sources/
 #   make report   out/dashboard.html, out/summary.md and out/badges/ from the last run
 #   make packages the corpus with a loader for npm, NuGet, Python, Go, Rust and Java in dist/packages/ (offline)
+#   make mutation corpus strength: the mutant catalogue and StrykerJS (mutation/README.md; not in make test)
 # RUNNERS=python,java selects runners (default: every runners/<name>/runner.json); ARGS='...' goes to the harness.
 
 # Debian's own interpreter: the python3-* packages below belong to it, not to whatever python3 is first on PATH.
@@ -128,6 +129,15 @@ packages: release
 	@tools/need-deb $(PACKAGES_DEBS)
 	@command -v npm >/dev/null 2>&1 || tools/need-deb nodejs npm
 	$(PY) packages/build.py --out dist/packages $(if $(ONLY),$(foreach e,$(subst $(comma), ,$(ONLY)),--only $(e)))
+
+# Corpus strength, a bench-like target (not in make test, which runs only the historical and community-client
+# mutants: tests/test_mutation_catalogue.py): every mutant of mutation/catalogue.yaml (the Python and Go runners)
+# over the whole corpus -> out/mutation/catalogue.{json,md} and the committed mutation/score.json (README "Corpus
+# strength", the dashboard's Versions); then StrykerJS over the JS runner's codec files. mutation/README.md.
+.PHONY: mutation mutation-catalogue
+mutation: mutation-catalogue mutation-stryker
+mutation-catalogue: setup runner-python runner-go
+	$(PY) -m mutation.run --score mutation/score.json
 
 # dist/ignite-wire-corpus-<corpus_version>.tar.gz + dist/SHA256SUMS (spec.md 8.3). Refuses a corpus that differs
 # from its sources or its manifest, and a CHANGELOG.md without an entry for the version.

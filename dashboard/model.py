@@ -107,7 +107,19 @@ def _meta(report, registry):
         "registry_corpus_version": registry.get("corpus_version"),
         "selection": corpus["selection"], "files": corpus["files"], "totals": report["totals"],
         "verdict_names": list(VERDICTS),
+        "mutation": mutation_score(),
     }
+
+
+MUTATION_SCORE = REPO / "mutation" / "score.json"
+
+
+def mutation_score(path=MUTATION_SCORE):
+    """The corpus-strength score `make mutation` commits (mutation/score.json), or None when there is none."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
 
 
 def _runner(r):

@@ -309,6 +309,22 @@ def object_bytes(v: dict) -> bytes:
     return wire.NIL if v["type"] == "NULL" else bin_(tuple_bytes(triple_parts(v)))
 
 
+def decimal_profile_variants(values: list[dict], build) -> list[tuple[str, bytes, str, str, bool]]:
+    """The objects' bytes (build: the triples' parts -> bytes) as the .NET and C++ clients write their DECIMALs
+    (BT-OBJECT-DECIMAL: no stripping of trailing zeros; encoder_may_emit), one variant per distinct output. An
+    encoder writes every DECIMAL of an object array with its one profile."""
+    forms = {}
+    if any(v["type"] == "DECIMAL" for v in values):
+        for who in ("dotnet", "cpp"):
+            try:
+                forms.setdefault(build([p for v in values for p in triple_parts(v, who)]), []).append(who)
+            except Invalid:   # a scale outside int16 that only stripping brings into range: that client cannot write it
+                pass
+    return [("-".join(who), data, f"the stored value the {' and '.join(who)} client{'s' if len(who) > 1 else ''} "
+             f"write{'' if len(who) > 1 else 's'} (no stripping of trailing zeros; producer profile)", "BT-OBJECT-DECIMAL", True)
+            for data, who in forms.items()]
+
+
 def object_variants(v: dict) -> list[tuple[str, bytes, str, str, bool]]:
     """(label, bytes, why, rule, encoder_may_emit)."""
     if v["type"] == "NULL":
@@ -316,15 +332,7 @@ def object_variants(v: dict) -> list[tuple[str, bytes, str, str, bool]]:
     parts, out = triple_parts(v), []
     out.append(("type-id-2", bin_(tuple_bytes([le(TYPE_IDS[v["type"]], 2)] + parts[1:])), "type id as a 2-byte INT32 element", "BT-INT-WIDE", False))
     if v["type"] == "DECIMAL":
-        forms = {}
-        for who in ("dotnet", "cpp"):
-            try:
-                forms.setdefault(bin_(tuple_bytes(triple_parts(v, who))), []).append(who)
-            except Invalid:   # a scale outside int16 that only stripping brings into range: that client cannot write it
-                pass
-        for data, who in forms.items():
-            out.append(("-".join(who), data, f"the stored value the {' and '.join(who)} client{'s' if len(who) > 1 else ''} "
-                        f"write{'' if len(who) > 1 else 's'} (no stripping of trailing zeros; producer profile)", "BT-OBJECT-DECIMAL", True))
+        out += decimal_profile_variants([v], lambda parts: bin_(tuple_bytes(parts)))
     else:
         out.append(("scale-nonzero", bin_(tuple_bytes([parts[0], int_element(3), parts[2]])), "scale element 3, which readers ignore for this type", "BT-OBJECT-SCALE", False))
         for label, data, why, rule in element_variants(v):
@@ -467,7 +475,8 @@ def variants(fmt: str, values: list[dict], era: str) -> list[dict]:
         parts = [p for v in values for p in triple_parts(v)]
         found = [] if not values else [
             (f"offsets-{s}", wire.integer(len(values)) + bin_(tuple_bytes(parts, s)), f"{s}-byte offset entries", "BT-OFFSET-SIZE", False)
-            for s in (2, 4) if s > entry_size(sum(map(len, parts)))]
+            for s in (2, 4) if s > entry_size(sum(map(len, parts)))] + decimal_profile_variants(
+            values, lambda parts: wire.integer(len(values)) + bin_(tuple_bytes(parts)))
     elif fmt == "collection":
         found = collection_variants(values)
     elif fmt == "compute-arg":
