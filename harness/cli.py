@@ -18,7 +18,7 @@ from pathlib import Path
 
 from harness import capabilities, corpus_cache, selection
 from harness import corpus as corpus_mod
-from harness import judge, plan_cache, workers
+from harness import fail_fast, judge, plan_cache, workers
 from harness import expectations, journal, junit, tuple_annotate, manifest, matrix, ops as ops_mod, report, results, schemas, threads
 from harness.diagnosis import annotated
 from harness.prestart import Prestarted
@@ -95,6 +95,9 @@ def parser():
                         "are 'unclaimed', which alone does not fail")
     v.add_argument("--max-diagnoses", type=_number(int, 0, 1_000_000), default=20, metavar="N",
                    help="full diagnoses printed per runner; the rest are one line each (default 20)")
+    v.add_argument("--fail-fast", action="store_true",
+                   help="end the run at the first failing verdict: print it, write no reports, exit 1 (for mutation "
+                        "testing, where one failing vector is enough; harness/fail_fast.py)")
     j = sub.add_parser("report-journal", help="rebuild report.json and junit.xml from a killed run's verdicts.jsonl")
     j.add_argument("--journal", default="out/verdicts.jsonl", help="the run's journal (default: out/verdicts.jsonl)")
     j.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="the corpus the run used (default: vectors/)")
@@ -324,7 +327,8 @@ def _verify(args, stdout, stderr, early):
             # objects, 0.3 s of a run's CPU). Garbage made of them is still freed when its count drops to zero.
             gc.freeze()
 
-        runs, error = run_all(configs, plan, catalog.version, args, start_timeout, out, log.add, finish, early)
+        on_outcome = fail_fast.watch(log.add, entries, catalog.scope, stdout) if args.fail_fast else log.add
+        runs, error = run_all(configs, plan, catalog.version, args, start_timeout, out, on_outcome, finish, early)
         incomplete = _interrupted() or (error and _internal_error(error, stderr))
         complete = incomplete is None
         final = judge_runs(runs, plan, entries, required, full_run and complete, catalog)
