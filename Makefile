@@ -117,3 +117,20 @@ bench-verify: setup $(addprefix runner-,$(ALL_RUNNERS))
 .PHONY: release
 release: setup
 	$(PY) tools/release.py --out dist
+
+# StrykerJS over the js runner's codec files, the harness over the corpus as its test (mutation/stryker/README.md):
+# ~1 h on 2 cores in full, minutes incrementally. Reports in out/mutation/stryker/; the score and the corpus state
+# it was measured on are committed (mutation/stryker-score.json, mutation/stryker/stryker-*.json). Not part of
+# make test. STRYKER_ARGS='--force' tests every mutant again.
+.PHONY: mutation-stryker
+STRYKER_ARGS ?=
+mutation-stryker: setup runner-js harness-bytecode mutation/stryker/node_modules/.package-lock.json
+	$(PY) mutation/stryker/incremental.py prepare
+	STRYKER_CORPUS_CACHE=$(abspath $(OUT))/.corpus-cache mutation/stryker/node_modules/.bin/stryker run \
+	  mutation/stryker/stryker.config.mjs $(STRYKER_ARGS)
+	$(PY) mutation/stryker/incremental.py record
+
+# npm ci writes node_modules/.package-lock.json; it is older than package-lock.json after a lock change.
+mutation/stryker/node_modules/.package-lock.json: mutation/stryker/package-lock.json mutation/stryker/package.json
+	cd mutation/stryker && npm ci --no-audit --no-fund
+	@touch $@
