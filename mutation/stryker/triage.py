@@ -1,6 +1,7 @@
 """The Stryker survivors of a report (out/mutation/stryker/mutation.json) and their triage
 (mutation/stryker-triage.yaml): each survivor is found by a key that stays put while code around it moves (file,
-mutator, original text, replacement), with its line as a hint to tell apart survivors whose keys are alike.
+mutator, original text, replacement), with its line (and column, where one line has alike ones) as a hint to
+tell apart survivors whose keys are alike.
 
   python3 mutation/stryker/triage.py [--stubs] [REPORT | EVENTS-DIR]
 lists the survivors no triage entry covers, with their code (--stubs: as triage entries to fill in); EVENTS-DIR: a running Stryker's event-recorder files
@@ -15,7 +16,7 @@ import yaml
 
 REPO = Path(__file__).resolve().parents[2]
 SPEC = REPO / "spec.md"
-STATUSES = ("equivalent", "impl", "gap")
+STATUSES = ("equivalent", "impl", "gap", "open")
 ORIGINAL_CHARS = 160        # of the mutated text (whitespace collapsed): enough to read, short for a block
 
 
@@ -45,7 +46,8 @@ def survivors(report):
                                       *lines[start["line"]:end["line"] - 1],
                                       lines[end["line"] - 1][:end["column"] - 1]])
             out.append({"file": _relative(name), "mutator": m["mutatorName"], "original": _text(original),
-                        "replacement": _text(m.get("replacement", "")), "line": start["line"], "id": m["id"],
+                        "replacement": _text(m.get("replacement", "")), "line": start["line"],
+                        "column": start["column"], "id": m["id"],
                         "status": m["status"]})
     return sorted(out, key=lambda s: (s["file"], s["line"], s["mutator"], s["replacement"]))
 
@@ -75,7 +77,8 @@ def match(found, entries):
         if not free:
             out[i] = None
             continue
-        best = min(free, key=lambda e: abs(int(e.get("line", 0)) - s["line"]))
+        best = min(free, key=lambda e: (abs(int(e.get("line", 0)) - s["line"]),
+                                        abs(int(e.get("column", 0)) - s.get("column", 0))))
         free.remove(best)
         out[i] = best
     return out
