@@ -91,7 +91,8 @@ def impl_rules(spec_text=None):
 
 def problems(entries, spec_text=None):
     """What is wrong with the triage entries themselves (their schema), as lines."""
-    impl = impl_rules(spec_text)
+    spec_text = spec_text if spec_text is not None else SPEC.read_text()
+    impl, spec_words = impl_rules(spec_text), " ".join(spec_text.split())
     out = []
     for n, e in enumerate(entries, 1):
         where = f"entry {n} ({e.get('file')}:{e.get('line')} {e.get('mutator')})"
@@ -102,7 +103,11 @@ def problems(entries, spec_text=None):
             out.append(f"{where}: status {e.get('status')!r} is none of {', '.join(STATUSES)}")
         if len(str(e.get("reason") or "").split()) < 4:
             out.append(f"{where}: the reason says too little: {e.get('reason')!r}")
-        if e.get("status") == "impl" and e.get("rule") not in impl:
+        if e.get("status") == "impl" and "spec_quote" in e:
+            # implementation-defined in the spec's prose, without a rule id of its own: quoted, and found there
+            if " ".join(str(e["spec_quote"]).split()) not in spec_words:
+                out.append(f"{where}: spec_quote is not in spec.md: {e['spec_quote']!r}")
+        elif e.get("status") == "impl" and e.get("rule") not in impl:
             out.append(f"{where}: rule {e.get('rule')!r} is not an IMPL rule of spec.md ({', '.join(sorted(impl))})")
         if e.get("status") == "gap" and not (isinstance(e.get("killed_by"), list) and e["killed_by"]):
             out.append(f"{where}: a gap names the vectors that kill it now (killed_by: [ids])")
