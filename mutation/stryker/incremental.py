@@ -9,8 +9,8 @@ the incremental file before the next run:
   - corpus files changed: survivors and timeouts are tested again (a new vector may kill them), and so is every
     killed mutant whose killing vector (the fail-fast line in its statusReason) is gone or lives in a changed file;
     a kill by a vector in an unchanged file stands.
-`record` writes that state and mutation/stryker-score.json (the counts and the score, with the corpus version and
-date) from Stryker's JSON report. The score's definitions are in score().
+`record` writes that state (as `prepare` found it when the run began) and mutation/stryker-score.json (the counts
+and the score, with the corpus version and date) from Stryker's JSON report. The score's definitions are in score().
 
   python3 mutation/stryker/incremental.py prepare | record
 """
@@ -27,6 +27,7 @@ HERE = REPO / "mutation" / "stryker"
 INCREMENTAL = HERE / "stryker-incremental.json"
 STATE = HERE / "stryker-corpus-state.json"
 REPORT = REPO / "out" / "mutation" / "stryker" / "mutation.json"
+RUN_STATE = REPO / "out" / "mutation" / "stryker" / "run-state.json"     # the corpus as the run began
 SCORE = REPO / "mutation" / "stryker-score.json"
 TRIAGE = REPO / "mutation" / "stryker-triage.yaml"
 VECTORS = REPO / "vectors"
@@ -63,7 +64,15 @@ def killer(mutant):
     return match.group(1) if match else None
 
 
+def current_state():
+    version, files = corpus_files()
+    return {"corpus_version": version, "judge": judge_digest(), "files": files}
+
+
 def prepare():
+    # What this run tests against, recorded as it begins: the corpus may be edited while a long run goes on.
+    RUN_STATE.parent.mkdir(parents=True, exist_ok=True)
+    RUN_STATE.write_text(json.dumps(current_state()))
     if not INCREMENTAL.exists() or not STATE.exists():
         print("stryker: no earlier run recorded: a full run")
         return
@@ -119,9 +128,9 @@ def record():
     sys.path.insert(0, str(HERE))
     import triage       # mutation/stryker/triage.py
     report = json.loads(REPORT.read_text())
-    version, files = corpus_files()
-    STATE.write_text(json.dumps({"corpus_version": version, "judge": judge_digest(), "files": files}, indent=1,
-                                sort_keys=True) + "\n")
+    state = json.loads(RUN_STATE.read_text()) if RUN_STATE.exists() else current_state()
+    version = state["corpus_version"]
+    STATE.write_text(json.dumps(state, indent=1, sort_keys=True) + "\n")
     survivors = triage.survivors(report)
     matched = triage.match(survivors, triage.load(TRIAGE)) if TRIAGE.exists() else {}
     equivalent = sum(1 for entry in matched.values() if entry and entry["status"] == "equivalent")
