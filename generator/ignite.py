@@ -109,6 +109,13 @@ def decimal_varint_payload(v: dict) -> bytes:
     return wire.integer(v["scale"]) + twos_complement(int(v["unscaled"]))
 
 
+def ignite_uuid_payload(v: dict) -> bytes:
+    local = int(v["local"])
+    if not -(2**63) <= local < 2**63:
+        raise Invalid("unrepresentable", f"local id {local} outside int64")
+    return uuid_be(v["global"]) + wire.be(local, 8, signed=True)
+
+
 PAYLOAD = {
     "number": lambda v: twos_complement(int(v["value"])),
     "decimal-int32-scale": decimal_int32_payload,
@@ -120,7 +127,7 @@ PAYLOAD = {
     "datetime": lambda v: date_payload(v) + time_payload(v),
     "timestamp": timestamp_payload,
     "bitmask": bitmask_payload,
-    "ignite-uuid": lambda v: uuid_be(v["global"]) + wire.be(int(v["local"]), 8, signed=True),
+    "ignite-uuid": ignite_uuid_payload,
     "no-value": lambda v: b"\x00",
 }
 assert set(PAYLOAD) == set(LAYOUTS), "every registry layout needs a payload builder"

@@ -80,6 +80,9 @@ def parser():
                         "are 'unclaimed', which alone does not fail")
     v.add_argument("--max-diagnoses", type=_number(int, 0, 1_000_000), default=20, metavar="N",
                    help="full diagnoses printed per runner; the rest are one line each (default 20)")
+    v.add_argument("--fail-fast", action="store_true",
+                   help="end the run at the first failing verdict: print it, write no reports, exit 1 (for mutation "
+                        "testing, where one failing vector is enough; harness/fail_fast.py)")
     j = sub.add_parser("report-journal", help="rebuild report.json and junit.xml from a killed run's verdicts.jsonl")
     j.add_argument("--journal", default="out/verdicts.jsonl", help="the run's journal (default: out/verdicts.jsonl)")
     j.add_argument("--corpus", default=str(DEFAULT_CORPUS), help="the corpus the run used (default: vectors/)")

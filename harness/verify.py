@@ -15,7 +15,7 @@ import gc
 import os
 from pathlib import Path
 
-from harness import journal, verify_judge, verify_plan, verify_report, verify_run, workers
+from harness import fail_fast, journal, verify_judge, verify_plan, verify_report, verify_run, workers
 from harness.prestart import Prestarted
 from harness.runner_config import ConfigError, from_args
 
@@ -56,7 +56,9 @@ def _verify(args, stdout, stderr, early):
                           len(plan.ops), plan.journal_header)
     stopped = None
     try:
-        runs = verify_run.run(plan, args, out, log.add, early, stderr)
+        on_outcome = (fail_fast.watch(log.add, plan.entries, plan.catalog.scope, stdout) if args.fail_fast
+                      else log.add)
+        runs = verify_run.run(plan, args, out, on_outcome, early, stderr)
         stopped = runs.incomplete
         judged = verify_judge.judge(plan, runs, args, out, stderr)
         stopped = judged.incomplete
