@@ -112,10 +112,20 @@ def _meta(report, registry):
 
 
 MUTATION_SCORE = REPO / "mutation" / "score.json"
+STRYKER_SCORE = REPO / "mutation" / "stryker-score.json"
 
 
-def mutation_score(path=MUTATION_SCORE):
-    """The corpus-strength score `make mutation` commits (mutation/score.json), or None when there is none."""
+def mutation_score(path=MUTATION_SCORE, stryker_path=STRYKER_SCORE):
+    """The corpus-strength scores `make mutation` commits: the catalogue's (mutation/score.json) with StrykerJS's
+    (mutation/stryker-score.json, written by make mutation-stryker) as its `stryker`; None when there is none."""
+    score, stryker = _json_or_none(path), _json_or_none(stryker_path)
+    if stryker:
+        score = {**(score or {}), "stryker": {k: stryker.get(k) for k in
+                                              ("score", "score_non_equivalent", "mutants", "date", "corpus_version")}}
+    return score
+
+
+def _json_or_none(path):
     try:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, ValueError):

@@ -379,10 +379,11 @@ function renderVersions() {
     ["spec version (registry given to the dashboard)", m.spec_version ?? "—"], ["harness version", m.harness_version],
     ["report format", m.report_format], ["report written", m.timestamp],
     ["selection", m.selection.full ? "whole corpus" : [...m.selection.cases, ...m.selection.patterns].join(", ")],
-    ["corpus strength (mutant catalogue, make mutation)", m.mutation ? `${m.mutation.killed} of ${m.mutation.total} ` +
+    ["corpus strength (mutant catalogue, make mutation)", m.mutation?.total ? `${m.mutation.killed} of ${m.mutation.total} ` +
       `mutants killed, ${m.mutation.survived} survived (triaged), corpus ${m.mutation.corpus_version}, ${m.mutation.date}` : "—"],
-    ["corpus strength (StrykerJS, JS runner codec)", m.mutation?.stryker ? `${m.mutation.stryker.score} %` +
-      ` (${m.mutation.stryker.date})` : "see mutation/README.md"]];
+    ["corpus strength (StrykerJS, JS runner codec)", m.mutation?.stryker ? `${m.mutation.stryker.score_non_equivalent} %` +
+      ` of the non-equivalent mutants killed (score ${m.mutation.stryker.score} % of ${m.mutation.stryker.mutants}),` +
+      ` corpus ${m.mutation.stryker.corpus_version}, ${m.mutation.stryker.date}` : "see mutation/README.md"]];
   const files = el("table", {}, el("thead", {}, el("tr", {}, ["family", "vectors", "corpus version", "path"].map(h =>
     el("th", {}, h)))), el("tbody", {}, m.files.map(f => el("tr", {}, el("td", {}, f.family),
       el("td", {class: "num"}, f.vectors), el("td", {}, f.corpus_version), el("td", {class: "mono"}, f.path)))));

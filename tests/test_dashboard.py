@@ -156,3 +156,21 @@ def test_a_matrix_fault_is_shown_as_a_crash_in_its_cell(tmp_path):
     assert shown["counts"] == {"pass": 15, "fault": 1}
     assert shown["failing"] == [{"vector": FAILING_VECTOR, "verdict": "crash",
                                  "detail": "python crashed, timed out or broke the protocol on oracle's bytes"}]
+
+
+def test_the_versions_section_carries_both_committed_mutation_scores(tmp_path):
+    """mutation/score.json (the catalogue) with mutation/stryker-score.json (StrykerJS) as its `stryker`."""
+    from dashboard.model import mutation_score
+    catalogue, stryker = tmp_path / "score.json", tmp_path / "stryker-score.json"
+    assert mutation_score(catalogue, stryker) is None
+    catalogue.write_text(json.dumps({"killed": 9, "total": 10, "corpus_version": "9.9.9"}))
+    assert mutation_score(catalogue, stryker) == {"killed": 9, "total": 10, "corpus_version": "9.9.9"}
+    stryker.write_text(json.dumps({"score": 80.5, "score_non_equivalent": 95.0, "mutants": 100, "date": "2026-01-01",
+                                   "corpus_version": "9.9.8", "survivors": []}))
+    assert mutation_score(catalogue, stryker)["stryker"] == {"score": 80.5, "score_non_equivalent": 95.0,
+                                                            "mutants": 100, "date": "2026-01-01",
+                                                            "corpus_version": "9.9.8"}
+    catalogue.unlink()
+    assert mutation_score(catalogue, stryker)["stryker"]["score"] == 80.5
+    _, _, data = outputs(tmp_path)         # the repository's own committed scores reach the page
+    assert data["meta"]["mutation"]["total"] >= 80 and data["meta"]["mutation"]["stryker"]["mutants"] > 0
