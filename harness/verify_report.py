@@ -94,8 +94,6 @@ def print_results(final, max_diagnoses, full_run, stdout):
             say(f"NOTE {config.name}: {len(advice.unchecked)} expected-failure entr"
                 f"{'ies' if len(advice.unchecked) > 1 else 'y'} name no vector of this corpus (a foreign or "
                 f"partial corpus), so not checked as stale: {shown_path(e.where)}: {e.text}{more}")
-        if result.start_error:
-            advice.add = [line for line in advice.add if "  crash: runner did not start" not in line]
         if advice.add or advice.remove:
             scope = "" if full_run else " (for this selection only)"
             say(f"{config.name}: to make {shown_path(config.expected_failures)} match this run{scope}:")
