@@ -34,12 +34,12 @@ def read_bin(data, pos):
     return {"type": "bin", "hex": take(data, pos + 2, size).hex()}, pos + 2 + size
 
 
-def field(values, wanted):
-    """The next value, which must be of type `wanted`: running out is truncation, another type a field-type error."""
+def field(values, wanted=None):
+    """The next value, of type `wanted` if given: running out is truncation, another type a field-type error."""
     if not values:
         raise Rejected("malformed.truncated", "the frame ends before its last field")
     value = values.pop(0)
-    if value["type"] != wanted:
+    if wanted and value["type"] != wanted:
         raise Rejected("frame.field-type", f"expected {wanted}, got {value['type']}")
     return value
 
@@ -58,7 +58,9 @@ def decode(request):
     fields = {name: field(values, "int") for name in ("version_major", "version_minor", "version_patch", "client_code")}
     fields["features"] = bits_of(field(values, "bin")["hex"])
     count = int(field(values, "int")["value"])
-    fields["extensions"] = [[field(values, "str")["value"], field(values, "str")] for _ in range(count)]
+    if count < 0:
+        raise Rejected("frame.field-type", f"negative extension count {count}")
+    fields["extensions"] = [[field(values, "str")["value"], field(values)] for _ in range(count)]
     if values:
         raise Rejected("frame.trailing", f"{len(values)} values after the extensions")
     return {"fields": fields}
