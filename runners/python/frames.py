@@ -5,18 +5,24 @@ sequence of values laid out by the message kind (LAYOUTS). Decoding reads the wh
 walks the layout over the value list (Cursor); encoding checks the fields against the layout, lays out typed values
 in wire order (Writer) and writes them with codec.encode. No count or declared length is ever used to allocate."""
 import codec
-from ignite_ext import WireError, check
+from ignite_ext import REGISTRY, WireError, check
 
 ERA = "3.0"
-MAGIC = b"IGNI"                      # 49 47 4e 49, before the length of both handshake messages
+MAGIC = b"IGNI"                      # 49 47 4e 49, before the length of both handshake messages (spec FR-MAGIC)
 LENGTH_BYTES = 4
-# Response flags (registry frames.response_flags) and the SERVER_OP_RESPONSE flag (frames.server_op_response_flags)
-PARTITION_ASSIGNMENT, NOTIFICATION, ERROR, SERVER_OP = 1, 2, 4, 8
-SERVER_OP_RESPONSE_ERROR = 4
+# The registry's values (schema/registry.json frames): response flags and the SERVER_OP_RESPONSE ERROR flag
+RESPONSE_FLAGS = {f["name"]: f["bit_value"] for f in REGISTRY["frames"]["response_flags"]}
+PARTITION_ASSIGNMENT = RESPONSE_FLAGS["PARTITION_ASSIGNMENT"]
+NOTIFICATION = RESPONSE_FLAGS["NOTIFICATION"]      # adds no field: a notification is its payload
+ERROR = RESPONSE_FLAGS["ERROR"]
+SERVER_OP = RESPONSE_FLAGS["SERVER_OP"]
+SERVER_OP_RESPONSE_ERROR = {f["name"]: f["bit_value"] for f in REGISTRY["frames"]["server_op_response_flags"]}["ERROR"]
 # The features sql-execute-request reads (registry frames.features[].name)
+FEATURES = {f["name"] for f in REGISTRY["frames"]["features"]}
 SQL_DIRECT_TX_MAPPING = "SQL_DIRECT_TX_MAPPING"
 SQL_MULTISTATEMENT_SUPPORT = "SQL_MULTISTATEMENT_SUPPORT"
 SQL_PARTITION_AWARENESS = "SQL_PARTITION_AWARENESS"
+assert {SQL_DIRECT_TX_MAPPING, SQL_MULTISTATEMENT_SUPPORT, SQL_PARTITION_AWARENESS} <= FEATURES, "registry features"
 
 NIL = {"type": "nil"}
 
