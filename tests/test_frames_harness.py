@@ -240,3 +240,13 @@ def test_annotate_sql_request_follows_the_features():
     assert problem is None and with_feature[-1].path == "partition_awareness"
     without, problem = frame_annotate.segments(data, "sql-execute-request")
     assert "frame.trailing" in problem and without[-1].path.startswith("(after the last field")
+
+
+def test_dashboard_hex_view_labels_frame_bytes_by_field():
+    from dashboard import hexdump
+    shown = hexdump.annotated(MINIMAL, focus=11, vector=vector())
+    assert [r[3] for r in shown["ranges"]][:6] == ["magic", "length", "version_major", "version_minor",
+                                                  "version_patch", "client_code"]
+    assert shown["length"] == 15 and shown["error"] is None and shown["more"] == 0
+    # a value vector's bytes keep their MessagePack paths
+    assert hexdump.annotated("0102")["ranges"][0][3] == "[0]"
