@@ -7,7 +7,7 @@ Best effort on any input, as msgpack_annotate: it labels what the bytes say, nam
 Used by `python3 -m harness annotate --format frame`, the judge's frame diagnoses and the dashboard's hex view."""
 
 from harness import msgpack_annotate
-from harness.frame_layouts import HANDSHAKES, LAYOUTS, LENGTH_BYTES, MAGIC, ERROR_OBJECT, present
+from harness.frame_layouts import EXT_LENGTHS, HANDSHAKES, LAYOUTS, LENGTH_BYTES, MAGIC, ERROR_OBJECT, present
 from harness.msgpack_annotate import Segment
 
 SCALAR_KINDS = {"int": "int", "bool": "bool", "str": "str", "bin": "bin", "uuid": "ext(3)", "bitmask": "ext(8)"}
@@ -36,6 +36,31 @@ def _top_values(segments):
             value.number = int(seg.note.split()[-1])
         value.segments.append(seg)
     return values
+
+
+def _first_value_defect(segments):
+    """The first value-level defect of the message's bytes, as the value decoder meets it (spec step 4: before the
+    layout is walked): bytes cut short or reserved, a str that is not UTF-8, an Ignite ext of the wrong length."""
+    for i, seg in enumerate(segments):
+        if seg.part == "malformed":
+            return f"{seg.path}: {seg.note}: " + ("malformed.truncated" if seg.note.startswith("truncated")
+                                                   else "malformed.reserved" if seg.note.startswith("reserved")
+                                                   else "not MessagePack")
+        if seg.kind == "str" and seg.part == "payload" and seg.note == "not UTF-8":
+            return f"{seg.path}: not UTF-8: invalid.utf8"
+        if seg.part == "type" and seg.kind == "ext":
+            code = int(seg.note.split()[-1])
+            if code in EXT_LENGTHS:
+                following = segments[i + 1] if i + 1 < len(segments) else None
+                if following is not None and following.part == "malformed":
+                    continue            # the payload is cut short: that is the defect, found next
+                payload = following.path if following is not None else ""
+                length = (following.end - following.start
+                          if payload == seg.path[:-len(".type")] + ".payload" else 0)
+                fixed, minimum = EXT_LENGTHS[code]
+                if (fixed is not None and length != fixed) or length < minimum:
+                    return f"{seg.path}: ext {code} of {length} bytes: invalid.ext-length"
+    return None
 
 
 def _value_error(value):
@@ -92,7 +117,7 @@ class _Walk:
                 return False
             if count.number < 0:
                 self.names[-1] += " (negative: frame.field-type)"
-                self.problem = f"{name}: negative count"
+                self.problem = f"{name}: negative count {count.number}: frame.field-type"
                 return False
             for i in range(count.number):      # stops at the first missing value: no allocation by the count
                 if base == "uuid-list":
@@ -158,7 +183,7 @@ def segments(data, kind, features=()):
     values = _top_values(body_segments)
     walk = _Walk(values, features)
     walk.layout(LAYOUTS[kind])
-    problem = problem or walk.problem or (f"not MessagePack: {error}" if error else None)
+    problem = problem or _first_value_defect(body_segments) or walk.problem
     for i, value in enumerate(values):
         name = walk.names[i] if i < len(walk.names) else (
             "(after the last field: frame.trailing)" if walk.problem is None else "(not read: the layout stopped)")
