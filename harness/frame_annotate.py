@@ -6,6 +6,8 @@ Best effort on any input, as msgpack_annotate: it labels what the bytes say, nam
 (a value of the wrong type, values or bytes left over) and never allocates by a count or a declared length.
 Used by `python3 -m harness annotate --format frame`, the judge's frame diagnoses and the dashboard's hex view."""
 
+import re
+
 from harness import msgpack_annotate
 from harness.frame_layouts import EXT_LENGTHS, HANDSHAKES, LAYOUTS, LENGTH_BYTES, MAGIC, ERROR_OBJECT, present
 from harness.msgpack_annotate import Segment
@@ -212,6 +214,14 @@ def field_at(segs, offset):
         if seg.start <= offset < seg.end:
             return seg.path
     return "(past the end)"
+
+
+def field_name(data, kind, features, offset):
+    """The top-level field (a key of the vector's fields) whose bytes hold offset, or None (magic, length, past
+    the end, outside the layout)."""
+    segs, _ = segments(data, kind, features)
+    path = field_at(segs, offset)
+    return re.split(r"[.\[ ]", path, maxsplit=1)[0] if not path.startswith("(") else None
 
 
 def note_at(segs, offset):
