@@ -45,9 +45,7 @@ def _first_value_defect(segments):
     layout is walked): bytes cut short or reserved, a str that is not UTF-8, an Ignite ext of the wrong length."""
     for i, seg in enumerate(segments):
         if seg.part == "malformed":
-            return f"{seg.path}: {seg.note}: " + ("malformed.truncated" if seg.note.startswith("truncated")
-                                                   else "malformed.reserved" if seg.note.startswith("reserved")
-                                                   else "not MessagePack")
+            return f"{seg.path}: {_with_class(seg.note)}"
         if seg.kind == "str" and seg.part == "payload" and seg.note == "not UTF-8":
             return f"{seg.path}: not UTF-8: invalid.utf8"
         if seg.part == "type" and seg.kind == "ext":
@@ -65,9 +63,8 @@ def _first_value_defect(segments):
     return None
 
 
-def _value_error(value):
-    """The class of the value-level defect msgpack_annotate stopped at (spec step 4), with its reason."""
-    reason = value.segments[-1].note
+def _with_class(reason):
+    """msgpack_annotate's reason for stopping, with the error class a value decoder gives there."""
     if reason.startswith("truncated"):
         return f"{reason}: malformed.truncated"
     if reason.startswith("reserved byte"):
@@ -92,7 +89,7 @@ class _Walk:
         if value.broken:
             self.names.append(name)
             self.pos += 1
-            self.problem = f"{name}: not a complete MessagePack value ({_value_error(value)})"
+            self.problem = f"{name}: not a complete MessagePack value ({_with_class(value.segments[-1].note)})"
             return None
         if want is not None and value.kind != want and not (type_.endswith("?") and value.kind == "nil"):
             wrong = f"expected {'int' if type_ == 'count' else type_.rstrip('?')}, got {value.kind}: frame.field-type"
