@@ -286,6 +286,19 @@ final class Frames {
             return add(field, value, "int") ? intOf(value) : BigInteger.ZERO;
         }
 
+        /** Field {@code field}, a JSON array of {@code what}; null (and remembered) if it is no array. */
+        JsonNode array(String field, String what) throws WireError {
+            return array(field, take(field), what);
+        }
+
+        JsonNode array(String field, JsonNode value, String what) {
+            if (value.isArray()) {
+                return value;
+            }
+            wrongType("field '" + field + "' is not an array of " + what);
+            return null;
+        }
+
         void count(long n) {
             values.add(Codec.typed("int").put("value", Long.toString(n)));
         }
@@ -309,43 +322,24 @@ final class Frames {
 
     // ---------------------------------------------------------------- shared pieces
 
-    /** features: a bin, bit i = byte i/8, bit i%8; any length (trailing zero bytes too) on read. */
+    /** features: a bin, bit i = byte i/8, bit i%8 (as a BITMASK payload); any length (trailing zero bytes too). */
     private static ArrayNode readFeatures(Cursor in, String field) throws WireError {
-        byte[] bits = Hex.parse(in.next(field, "bin").get("hex").textValue());
-        ArrayNode indices = JSON.arrayNode();
-        for (int i = 0; i < bits.length; i++) {
-            for (int bit = 0; bit < 8; bit++) {
-                if ((bits[i] >> bit & 1) != 0) {
-                    indices.add(8L * i + bit);
-                }
-            }
-        }
-        return indices;
+        return IgniteExt.bitIndices(Hex.parse(in.next(field, "bin").get("hex").textValue()));
     }
 
     /** The minimal bin (no trailing zero bytes; the empty set is an empty bin), as BitSet.toByteArray. */
     private static void writeFeatures(Writer out, String field) throws WireError {
-        JsonNode indices = out.take(field);
-        if (!indices.isArray()) {
-            out.wrongType("field '" + field + "' is not an array of bit indices");
+        JsonNode indices = out.array(field, "bit indices");
+        if (indices == null) {
             return;
         }
-        long highest = -1;
         for (JsonNode index : indices) {
-            if (!index.canConvertToLong() || !index.isIntegralNumber() || index.longValue() < 0) {
+            if (!index.isIntegralNumber() || index.bigIntegerValue().signum() < 0) {
                 out.wrongType("field '" + field + "' has a bit index that is not an int >= 0: " + index);
                 return;
             }
-            highest = Math.max(highest, index.longValue());
         }
-        if (highest >= 8L * Integer.MAX_VALUE - 64) {
-            throw WireError.unrepresentable("feature bit " + highest + " needs a bin beyond this runner's arrays");
-        }
-        byte[] bits = new byte[(int) ((highest + 8) / 8)];
-        for (JsonNode index : indices) {
-            bits[(int) (index.longValue() / 8)] |= (byte) (1 << (index.longValue() % 8));
-        }
-        out.raw(Codec.typed("bin").put("hex", Hex.of(bits)));
+        out.raw(Codec.typed("bin").put("hex", Hex.of(IgniteExt.bitmask(indices))));
     }
 
     /** extensions: a count, then that many (str key, one value of any type) pairs. */
@@ -363,9 +357,9 @@ final class Frames {
         return pairs;
     }
 
-    private static void writeExtensions(Writer out, String field, JsonNode pairs) {
-        if (!pairs.isArray()) {
-            out.wrongType("field '" + field + "' is not an array of [key, typed value] pairs");
+    private static void writeExtensions(Writer out, String field, JsonNode value) {
+        JsonNode pairs = out.array(field, value, "[key, typed value] pairs");
+        if (pairs == null) {
             return;
         }
         for (JsonNode pair : pairs) {
@@ -396,9 +390,8 @@ final class Frames {
     }
 
     private static void writeUuidList(Writer out, String field) throws WireError {
-        JsonNode uuids = out.take(field);
-        if (!uuids.isArray()) {
-            out.wrongType("field '" + field + "' is not an array of typed uuids");
+        JsonNode uuids = out.array(field, "typed uuids");
+        if (uuids == null) {
             return;
         }
         out.count(uuids.size());
@@ -618,9 +611,8 @@ final class Frames {
     }
 
     private static void writePayload(Writer out) throws WireError {
-        JsonNode payload = out.take("payload");
-        if (!payload.isArray()) {
-            out.wrongType("field 'payload' is not an array of typed values");
+        JsonNode payload = out.array("payload", "typed values");
+        if (payload == null) {
             return;
         }
         for (JsonNode value : payload) {

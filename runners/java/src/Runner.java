@@ -14,7 +14,6 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -210,23 +209,11 @@ public final class Runner {
 
     /** The feature names a frame request says the connection negotiated (none if it names none). */
     private static Set<String> features(JsonNode request) {
-        Set<String> features = new HashSet<>();
-        if (request.has("features")) {
-            for (JsonNode feature : Fields.array(request, "features")) {
-                features.add(feature.textValue());
-            }
-        }
-        return features;
+        return new HashSet<>(Fields.texts(request, "features"));
     }
 
     /** The element types a Binary Tuple request names ("columns"), if any. */
     private static List<String> columns(JsonNode request) {
-        List<String> columns = new ArrayList<>();
-        if (request.has("columns")) {
-            for (JsonNode column : Fields.array(request, "columns")) {
-                columns.add(column.textValue());
-            }
-        }
-        return columns;
+        return Fields.texts(request, "columns");
     }
 }
