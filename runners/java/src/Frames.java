@@ -45,6 +45,9 @@ final class Frames {
             "server-op-response", "tuple-request", "tuple-upsert-response", "tuple-get-response",
             "sql-execute-request");
 
+    /** The kinds whose flags decide which fields follow. */
+    private static final Set<String> FLAGGED = Set.of("response", "server-op-response", "tuple-upsert-response",
+            "tuple-get-response");
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
     private static final List<String> ERROR_MEMBERS = List.of("trace_id", "code", "class_name", "message",
             "stack_trace", "extensions");
@@ -193,7 +196,12 @@ final class Frames {
     byte[] encode(String kind, JsonNode fields, Set<String> features) throws WireError, IOException {
         checkKind(kind);
         if (!fields.isObject()) {
-            throw new IllegalArgumentException("'fields' is not an object");
+            throw fieldsError("'fields' is not an object");
+        }
+        JsonNode flags = fields.get("flags");
+        if (FLAGGED.contains(kind) && flags != null && !isTyped(flags, "int")) {
+            // Before anything else: the flags decide which fields the layout has.
+            throw fieldType("field 'flags' is not a typed int, so the layout is unknown");
         }
         Writer out = new Writer(fields);
         write(kind, out, features);
@@ -210,14 +218,15 @@ final class Frames {
 
     /**
      * Takes the fields object's members in layout order and appends their typed values. A missing or unknown
-     * field is frame.fields at once; a field of the wrong type is remembered and thrown by finish(), so that a
-     * frame.fields anywhere in the object wins (FRAMES.md: frame.fields, then frame.field-type).
+     * field is frame.fields at once; a field of the wrong type (or an error object with a member missing or
+     * unknown) is remembered and thrown by finish(), so that a frame.fields of the object itself wins
+     * (FRAMES.md: frame.fields, then frame.field-type), and otherwise the first field in layout order.
      */
     private static final class Writer {
         private final JsonNode fields;
         private final Set<String> taken = new HashSet<>();
         private final ArrayNode values = JSON.arrayNode();
-        private WireError wrongType;
+        private WireError deferred;
 
         Writer(JsonNode fields) {
             this.fields = fields;
@@ -251,8 +260,13 @@ final class Frames {
 
         /** Remembers the first field of the wrong type (in layout order). */
         void wrongType(String message) {
-            if (wrongType == null) {
-                wrongType = fieldType(message);
+            defer(fieldType(message));
+        }
+
+        /** Remembers the first error found inside a field (in layout order), thrown by finish(). */
+        void defer(WireError error) {
+            if (deferred == null) {
+                deferred = error;
             }
         }
 
@@ -280,10 +294,11 @@ final class Frames {
             }
         }
 
-        /** An int field whose value decides the layout (flags): 0 if it is not an int. */
+        /** An int field whose value decides the layout (flags, checked by encode to be an int). */
         BigInteger integer(String field) throws WireError {
             JsonNode value = take(field);
-            return add(field, value, "int") ? intOf(value) : BigInteger.ZERO;
+            add(field, value, "int");
+            return intOf(value);
         }
 
         /** Field {@code field}, a JSON array of {@code what}; null (and remembered) if it is no array. */
@@ -309,8 +324,8 @@ final class Frames {
 
         ArrayNode finish() throws WireError {
             noOthers(fields, taken, "");
-            if (wrongType != null) {
-                throw wrongType;
+            if (deferred != null) {
+                throw deferred;
             }
             return values;
         }
@@ -418,10 +433,15 @@ final class Frames {
             return;
         }
         Set<String> used = new HashSet<>();
-        for (String member : ERROR_MEMBERS) {
-            Writer.member(error, member, used, "error.");
+        try { // the error object's members are checked where it stands in the layout
+            for (String member : ERROR_MEMBERS) {
+                Writer.member(error, member, used, "error.");
+            }
+            Writer.noOthers(error, used, "error.");
+        } catch (WireError e) {
+            out.defer(e);
+            return;
         }
-        Writer.noOthers(error, used, "error.");
         out.add("error.trace_id", error.get("trace_id"), "uuid");
         out.add("error.code", error.get("code"), "int");
         out.add("error.class_name", error.get("class_name"), "str");
@@ -616,8 +636,12 @@ final class Frames {
             return;
         }
         for (JsonNode value : payload) {
-            out.raw(value);
+            if (!value.isObject()) {
+                out.wrongType("field 'payload' has an item that is not a typed value: " + value);
+                return;
+            }
         }
+        out.values.addAll((ArrayNode) payload);
     }
 
     /** On error the message ends after the error object; on success (nil) the server's description follows. */
