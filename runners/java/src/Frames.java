@@ -126,7 +126,7 @@ final class Frames {
     /** Walks the decoded values of one message: the cursor of every read function. */
     private static final class Cursor {
         private final Iterator<JsonNode> values;
-        private int index; // of the next value, for messages
+        private int index; // values read so far: the 1-based position of the last one, for messages
 
         Cursor(ArrayNode values) {
             this.values = values.iterator();
