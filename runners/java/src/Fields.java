@@ -1,6 +1,8 @@
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.BinaryNode;
 import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Typed access to request fields; a missing or mistyped field is a bad request (IllegalArgumentException). */
 final class Fields {
@@ -52,5 +54,16 @@ final class Fields {
             throw new IllegalArgumentException("field '" + name + "' is not an array");
         }
         return node;
+    }
+
+    /** An optional array of strings (empty if the field is absent). */
+    static List<String> texts(JsonNode object, String name) {
+        List<String> texts = new ArrayList<>();
+        if (object.has(name)) {
+            for (JsonNode text : array(object, name)) {
+                texts.add(text.textValue());
+            }
+        }
+        return texts;
     }
 }

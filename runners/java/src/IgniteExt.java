@@ -1,5 +1,6 @@
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.math.BigInteger;
@@ -152,14 +153,7 @@ final class IgniteExt {
                 checkInstant(seconds, nano);
                 return value.put("seconds", Long.toString(seconds)).put("nano", nano);
             case "bitmask":
-                ArrayNode bits = value.putArray("bits");
-                for (int i = 0; i < payload.length; i++) {
-                    for (int bit = 0; bit < 8; bit++) {
-                        if ((payload[i] >> bit & 1) != 0) {
-                            bits.add(8L * i + bit);
-                        }
-                    }
-                }
+                value.set("bits", bitIndices(payload));
                 return value;
             case "ignite-uuid":
                 value.put("global", new UUID(in.getLong(), in.getLong()).toString());
@@ -355,8 +349,24 @@ final class IgniteExt {
                 .putInt(field(value, "nano", 0, 999_999_999));
     }
 
+    /**
+     * The set bits of a bit set (bit i in byte i/8 at bit i%8, BitSet.toByteArray's order), ascending: a
+     * BITMASK payload, and a frame's features bin.
+     */
+    static ArrayNode bitIndices(byte[] bytes) {
+        ArrayNode bits = JsonNodeFactory.instance.arrayNode();
+        for (int i = 0; i < bytes.length; i++) {
+            for (int bit = 0; bit < 8; bit++) {
+                if ((bytes[i] >> bit & 1) != 0) {
+                    bits.add(8L * i + bit);
+                }
+            }
+        }
+        return bits;
+    }
+
     /** Bit i in byte i/8 at bit i%8; the highest set bit ends the payload, so no trailing zero bytes. */
-    private static byte[] bitmask(JsonNode bits) throws WireError {
+    static byte[] bitmask(JsonNode bits) throws WireError {
         long highest = -1;
         for (JsonNode bit : bits) {
             if (!bit.isIntegralNumber() || bit.bigIntegerValue().signum() < 0) {

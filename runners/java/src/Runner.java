@@ -14,8 +14,9 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -40,6 +41,7 @@ public final class Runner {
         IgniteExt ignite = new IgniteExt(Trees.read(Trees.FACTORY.createParser(registryFile)));
         Codec codec = new Codec(ignite);
         BinaryTuple tuples = new BinaryTuple(codec);
+        Frames frames = new Frames(codec);
         StdinLines in = new StdinLines(new FileInputStream(FileDescriptor.in));
         // One generator for every answer, writing chars through a UTF-8 writer (Jackson's byte generator would
         // escape characters beyond the BMP as surrogate pairs); no String of each answer is built and copied.
@@ -49,14 +51,14 @@ public final class Runner {
         JsonText answer = new JsonText();
         // The loop's body is a method of its own: the JIT compiles a method after a few hundred calls, while this
         // frame, entered once, would stay interpreted (a loop is compiled in place only after 60,000 rounds).
-        while (in.next() && respond(in, out, answer, codec, tuples, ignite)) {
+        while (in.next() && respond(in, out, answer, codec, tuples, frames, ignite)) {
         }
         out.flush();
     }
 
     /** Answers the line in.next() has moved to, if it is not blank; false if it is 'stop'. */
     private static boolean respond(StdinLines in, JsonGenerator out, JsonText answer, Codec codec, BinaryTuple tuples,
-            IgniteExt ignite) throws IOException {
+            Frames frames, IgniteExt ignite) throws IOException {
         byte[] line = in.buffer();
         int start = in.lineStart();
         int length = in.lineLength();
@@ -79,7 +81,7 @@ public final class Runner {
         if (cmd.equals("start")) {
             Trees.write(out, start(ignite));
         } else {
-            serve(out, answer, codec, tuples, ignite, request);
+            serve(out, answer, codec, tuples, frames, ignite, request);
         }
         endAnswer(out, in);
         return true;
@@ -124,7 +126,7 @@ public final class Runner {
         for (String era : ignite.supportedEras()) {
             eras.add(era);
         }
-        ArrayNode formats = capabilities.putArray("formats").add("msgpack");
+        ArrayNode formats = capabilities.putArray("formats").add("msgpack").add("frame");
         for (String format : BinaryTuple.FORMATS) {
             formats.add(format);
         }
@@ -135,8 +137,8 @@ public final class Runner {
      * Writes the answer to an encode or decode request: a result, an error class, or 'skipped' when the runner
      * itself failed. The result is complete (in {@code answer}, or a node) before anything of it is written.
      */
-    private static void serve(JsonGenerator out, JsonText answer, Codec codec, BinaryTuple tuples, IgniteExt ignite,
-            JsonNode request) throws IOException {
+    private static void serve(JsonGenerator out, JsonText answer, Codec codec, BinaryTuple tuples, Frames frames,
+            IgniteExt ignite, JsonNode request) throws IOException {
         long id = request.path("id").asLong();
         String field = "skipped"; // the result's field name, its value in answer or node
         JsonNode node = null;
@@ -147,6 +149,19 @@ public final class Runner {
             List<String> columns = BinaryTuple.FORMATS.contains(format) ? columns(request) : null;
             if (!ignite.isEra(era)) {
                 node = TextNode.valueOf("unknown era '" + era + "'");
+            } else if (format.equals("frame")) { // client frames (FRAMES.md), era 3.0 only
+                String kind = Fields.text(request, "frame");
+                if (!era.equals(Frames.ERA)) {
+                    node = TextNode.valueOf("frames exist in era " + Frames.ERA + " only, not '" + era + "'");
+                } else if (cmd.equals("encode")) {
+                    field = "hex";
+                    answer.reset().hexString(frames.encode(kind, request.path("fields"), features(request)));
+                } else if (cmd.equals("decode")) {
+                    field = "fields";
+                    node = frames.decode(kind, Fields.hex(request, "hex"), features(request));
+                } else {
+                    node = TextNode.valueOf("unknown cmd " + request.path("cmd"));
+                }
             } else if (!format.equals("msgpack")) { // Binary Tuple formats (spec 6.2)
                 if (columns == null) {
                     node = TextNode.valueOf("format '" + format + "' not implemented");
@@ -174,9 +189,9 @@ public final class Runner {
         } catch (Exception | StackOverflowError | OutOfMemoryError e) {
             // Not a verdict on the input: a bad request or a runner/library failure. The harness decides.
             System.err.println("request " + id + ": " + e);
-            StackTraceElement[] frames = e.getStackTrace();
-            for (int i = 0; i < Math.min(8, frames.length); i++) { // a StackOverflowError has thousands
-                System.err.println("\tat " + frames[i]);
+            StackTraceElement[] trace = e.getStackTrace();
+            for (int i = 0; i < Math.min(8, trace.length); i++) { // a StackOverflowError has thousands
+                System.err.println("\tat " + trace[i]);
             }
             field = "skipped";
             node = TextNode.valueOf("runner failure: " + e);
@@ -192,14 +207,13 @@ public final class Runner {
         out.writeEndObject();
     }
 
+    /** The feature names a frame request says the connection negotiated (none if it names none). */
+    private static Set<String> features(JsonNode request) {
+        return new HashSet<>(Fields.texts(request, "features"));
+    }
+
     /** The element types a Binary Tuple request names ("columns"), if any. */
     private static List<String> columns(JsonNode request) {
-        List<String> columns = new ArrayList<>();
-        if (request.has("columns")) {
-            for (JsonNode column : Fields.array(request, "columns")) {
-                columns.add(column.textValue());
-            }
-        }
-        return columns;
+        return Fields.texts(request, "columns");
     }
 }
