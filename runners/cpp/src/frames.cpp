@@ -207,114 +207,140 @@ private:
     ojson fields_ = ojson::object();
 };
 
-// Writes a layout: takes each field from the request's fields and appends its typed values. A missing or unknown
-// field is frame.fields at once; a field of the wrong type is remembered and reported only when the fields fit the
-// layout (frame.fields comes first, FRAMES.md section 4).
+// Writes a layout, in two walks (FRAMES.md section 4: frame.fields before frame.field-type). The first walk only
+// names the fields the layout wants, given the flags, error and features of the request's fields (flags of the
+// wrong type is frame.field-type at once: no layout follows from it); then a missing or unknown field is
+// frame.fields. The second walk checks each field's type, in wire order, and appends its typed values.
 class Writer {
 public:
     explicit Writer(const ojson& fields) : fields_(fields) {}
 
+    // Ends the first walk.
+    void check_names() {
+        if (!missing_.empty()) throw WireError("frame.fields", "missing " + join(missing_));
+        std::vector<std::string> extra;
+        for (const auto& item : fields_.items())
+            if (!wanted_.count(item.key())) extra.push_back(item.key());
+        if (!extra.empty())
+            throw WireError("frame.fields", "not in this layout (or ruled out by the flags, error or features): " + join(extra));
+        naming_ = false;
+    }
+    // After the second walk: the typed values in layout order.
+    const ojson& values() const { return values_; }
+
     void value(const char* name, const char* type) {
-        const ojson& v = take(name);
-        if (expect(name, v, typed(v, type), type)) values_.push_back(v);
+        const ojson* v = take(name);
+        if (!naming_) push(name, *v, typed(*v, type), type);
     }
     bool nullable(const char* name, const char* type) {
-        const ojson& v = take(name);
-        if (expect(name, v, typed(v, kNil) || typed(v, type), std::string(type) + " or nil")) values_.push_back(v);
-        return !typed(v, kNil);
+        const ojson* v = take(name);
+        if (!naming_) push(name, *v, typed(*v, kNil) || typed(*v, type), std::string(type) + " or nil");
+        return v && !typed(*v, kNil);
     }
     std::uint64_t flags(const char* name) {
-        const ojson& v = take(name);
-        if (!expect(name, v, typed(v, kInt), kInt)) return 0;
-        values_.push_back(v);
-        return low_bits(v);
+        const ojson* v = take(name);
+        if (!v) return 0;
+        push(name, *v, typed(*v, kInt), kInt);
+        return low_bits(*v);
     }
     void features(const char* name) {
-        const ojson& v = take(name);
-        auto bin = bin_of(v);
-        if (expect(name, v, bin.has_value(), "a list of feature bit indices")) values_.push_back(*bin);
+        const ojson* v = take(name);
+        if (naming_) return;
+        auto bin = bin_of(*v);
+        push(name, bin ? *bin : *v, bin.has_value(), "a list of feature bit indices");
     }
-    void extensions(const char* name) { pairs(name, take(name)); }
+    void extensions(const char* name) {
+        const ojson* v = take(name);
+        if (!naming_) pairs(name, *v);
+    }
     void uuid_list(const char* name) {
-        const ojson& v = take(name);
-        if (!expect(name, v, v.is_array(), "a list of typed uuids")) return;
-        values_.push_back(typed_int(v.size()));
-        for (const auto& u : v)
-            if (expect(name, u, typed(u, kUuid), "a list of typed uuids")) values_.push_back(u);
+        const ojson* v = take(name);
+        if (naming_) return;
+        expect(name, *v, v->is_array(), "a list of typed uuids");
+        values_.push_back(typed_int(v->size()));
+        for (std::size_t i = 0; i < v->size(); ++i) push(name + ("[" + std::to_string(i) + "]"), (*v)[i], typed((*v)[i], kUuid), kUuid);
     }
-    void error(const char* name) { error_object(name, take(name)); }
+    void error(const char* name) {
+        const ojson* v = take(name);
+        if (!naming_) error_object(name, *v);
+    }
     bool nil_or_error(const char* name) {
-        const ojson& v = take(name);
-        if (typed(v, kNil)) {
-            values_.push_back(v);
-            return true;
-        }
-        error_object(name, v);
-        return false;
+        const ojson* v = take(name);
+        bool ok = v && typed(*v, kNil);
+        if (!naming_ && ok) values_.push_back(*v);
+        else if (!naming_) error_object(name, *v);
+        return ok;
     }
     void payload(const char* name) {
-        const ojson& v = take(name);
-        if (!expect(name, v, v.is_array(), "a list of typed values")) return;
-        for (const auto& item : v) values_.push_back(item);
-    }
-
-    // The typed values in layout order, once every field was taken.
-    const ojson& values() const {
-        for (const auto& [name, v] : fields_.items())
-            if (!used_.count(name)) throw WireError("frame.fields", "field '" + name + "' is not in this message's layout (or its flags, error or features rule it out)");
-        if (type_error_) throw *type_error_;
-        return values_;
+        const ojson* v = take(name);
+        if (naming_) return;
+        expect(name, *v, v->is_array() && std::all_of(v->begin(), v->end(), [](const ojson& x) { return x.is_object(); }),
+               "a list of typed values");
+        for (const auto& item : *v) values_.push_back(item);
     }
 
 private:
-    const ojson& take(const std::string& name) {
-        auto it = fields_.find(name);
-        if (it == fields_.end()) throw WireError("frame.fields", "field '" + name + "' is missing");
-        used_.insert(name);
-        return *it;
+    static std::string join(const std::vector<std::string>& names) {
+        std::string out;
+        for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+        return out;
     }
-    bool expect(const std::string& name, const ojson& v, bool ok, const std::string& expected) {
-        if (!ok && !type_error_) type_error_ = field_type(quote(name), expected, v);
-        return ok;
+    // The field's value; in the first walk also marks it wanted (nullptr when missing: only the first walk meets it).
+    const ojson* take(const std::string& name) {
+        auto it = fields_.find(name);
+        if (naming_) {
+            wanted_.insert(name);
+            if (it == fields_.end()) missing_.push_back(name);
+        }
+        return it == fields_.end() ? nullptr : &*it;
+    }
+    static void expect(const std::string& name, const ojson& v, bool ok, const std::string& expected) {
+        if (!ok) throw field_type(quote(name), expected, v);
+    }
+    void push(const std::string& name, const ojson& v, bool ok, const std::string& expected) {
+        expect(name, v, ok, expected);
+        if (!naming_) values_.push_back(v);
     }
     void pairs(const std::string& name, const ojson& v) {
-        const char* expected = "a list of [key, typed value] pairs";
-        if (!expect(name, v, v.is_array(), expected)) return;
+        expect(name, v, v.is_array() && std::all_of(v.begin(), v.end(), [](const ojson& p) {
+                   return p.is_array() && p.size() == 2 && p[0].is_string() && p[1].is_object();
+               }), "a list of [key, typed value] pairs");
         values_.push_back(typed_int(v.size()));
         for (const auto& pair : v) {
-            if (!expect(name, pair, pair.is_array() && pair.size() == 2 && pair[0].is_string() && pair[1].is_object(), expected))
-                continue;
             values_.push_back({{"type", kStr}, {"value", pair[0]}});
             values_.push_back(pair[1]);
         }
     }
-    // The error object: a JSON object with exactly the six members (a typed value in its place is the wrong type).
+    // The error object: a JSON object with exactly the six members (a typed value in its place is the wrong type);
+    // its members are checked like a layout's fields: names first, then types.
     void error_object(const std::string& name, const ojson& e) {
-        if (!expect(name, e, e.is_object() && !e.contains("type"), "an error object")) return;
+        expect(name, e, e.is_object() && !e.contains("type"), "an error object");
+        std::vector<std::string> missing;
         for (const char* m : kErrorMembers)
-            if (!e.contains(m)) throw WireError("frame.fields", "error '" + name + "' has no member '" + m + "'");
+            if (!e.contains(m)) missing.push_back(name + "." + m);
+        if (!missing.empty()) throw WireError("frame.fields", "missing " + join(missing));
         if (e.size() != std::size(kErrorMembers))
-            throw WireError("frame.fields", "error '" + name + "' has members besides trace_id, code, class_name, "
-                                            "message, stack_trace and extensions");
-        auto member = [&](const char* m, bool nullable, const char* type) {
+            throw WireError("frame.fields", name + " has members besides trace_id, code, class_name, message, "
+                                                   "stack_trace and extensions");
+        auto member = [&](const char* m, const char* type, bool nullable) {
             const ojson& v = e.at(m);
-            bool ok = typed(v, type) || (nullable && typed(v, kNil));
-            if (expect(name + "." + m, v, ok, nullable ? std::string(type) + " or nil" : type)) values_.push_back(v);
+            push(name + "." + m, v, typed(v, type) || (nullable && typed(v, kNil)), nullable ? std::string(type) + " or nil" : type);
         };
-        member("trace_id", false, kUuid);
-        member("code", false, kInt);
-        member("class_name", false, kStr);
-        member("message", true, kStr);
-        member("stack_trace", true, kStr);
+        member("trace_id", kUuid, false);
+        member("code", kInt, false);
+        member("class_name", kStr, false);
+        member("message", kStr, true);
+        member("stack_trace", kStr, true);
         const ojson& ext = e.at("extensions");
         if (typed(ext, kNil)) values_.push_back(ext);
         else pairs(name + ".extensions", ext);
     }
 
     const ojson& fields_;
-    std::set<std::string> used_;
+    bool naming_ = true;
+    std::set<std::string> wanted_;
+    std::vector<std::string> missing_;
     ojson values_ = ojson::array();
-    std::optional<WireError> type_error_;
 };
 
 // The layouts (FRAMES.md section 3), in wire order.
@@ -497,9 +523,11 @@ ojson decode(const std::string& kind_name, const Bytes& bytes, const Features& f
 
 Bytes encode(const std::string& kind_name, const ojson& fields, const Features& features) {
     const Kind& kind = kind_of(kind_name);
-    if (!fields.is_object()) throw Unsupported("'fields' is not an object");
+    if (!fields.is_object()) throw WireError("frame.fields", "'fields' is not an object");
     Writer writer(fields);
-    kind.write(writer, features);
+    kind.write(writer, features);  // first walk: the names
+    writer.check_names();
+    kind.write(writer, features);  // second walk: the types and values
     Bytes body = codec::encode(writer.values());
     if (body.size() > static_cast<std::size_t>(std::numeric_limits<std::int32_t>::max()))
         throw WireError("unrepresentable", "the message is longer than a frame length can say");
