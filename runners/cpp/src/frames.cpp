@@ -346,10 +346,15 @@ private:
 // The layouts (FRAMES.md section 3), in wire order.
 
 template <class W>
-void handshake_request(W& w, const Features&) {
+void protocol_version(W& w) {  // both handshake messages start with it
     w.value("version_major", kInt);
     w.value("version_minor", kInt);
     w.value("version_patch", kInt);
+}
+
+template <class W>
+void handshake_request(W& w, const Features&) {
+    protocol_version(w);
     w.value("client_code", kInt);
     w.features("features");
     w.extensions("extensions");
@@ -357,9 +362,7 @@ void handshake_request(W& w, const Features&) {
 
 template <class W>
 void handshake_response(W& w, const Features&) {
-    w.value("version_major", kInt);
-    w.value("version_minor", kInt);
-    w.value("version_patch", kInt);
+    protocol_version(w);
     if (!w.nil_or_error("error")) return;  // a failed handshake ends with its error
     w.value("idle_timeout", kInt);
     w.value("node_id", kUuid);
