@@ -101,13 +101,16 @@ std::optional<ojson> bin_of(const ojson& bits) {
     return ojson{{"type", kBin}, {"hex", codec::to_hex(bytes.data(), bytes.size())}};
 }
 
-// The decoded value list of a frame, taken one field at a time.
+// The decoded value list of a frame, taken one field at a time. A value holding a map nlohmann cannot read
+// (codec::Unreadable) is the wrong type for every typed field; taken whole (a payload or extension value), the
+// frame is declined once the walk is over, since its fields would not be nlohmann's.
 class Cursor {
 public:
-    explicit Cursor(const ojson& values) : values_(values) {}
+    Cursor(const ojson& values, const codec::Unreadable& unreadable) : values_(values), unreadable_(unreadable) {}
 
     const ojson& next(const std::string& field) {
         if (at_ == values_.size()) throw WireError("malformed.truncated", "the frame ends before " + field);
+        declined_ = declined_ || std::binary_search(unreadable_.values.begin(), unreadable_.values.end(), at_);
         return values_[at_++];
     }
     const ojson& next(const std::string& field, const char* type) {
@@ -131,7 +134,7 @@ public:
     }
     ojson rest() {
         ojson values = ojson::array();
-        while (at_ < values_.size()) values.push_back(values_[at_++]);
+        while (at_ < values_.size()) values.push_back(next("the payload"));
         return values;
     }
     void finish() const {
@@ -139,9 +142,15 @@ public:
             throw WireError("frame.trailing", std::to_string(values_.size() - at_) + " value(s) after the message's last field");
     }
 
+    void check_readable() const {
+        if (declined_) throw Unsupported(unreadable_.reason);
+    }
+
 private:
     const ojson& values_;
+    const codec::Unreadable& unreadable_;
     std::size_t at_ = 0;
+    bool declined_ = false;
 };
 
 // Reads a layout: each field's value into fields, from the cursor.
@@ -514,13 +523,15 @@ ojson decode(const std::string& kind_name, const Bytes& bytes, const Features& f
     if (bytes.size() - at < length)
         throw WireError("malformed.truncated", "the frame declares " + std::to_string(length) + " bytes, " +
                                                    std::to_string(bytes.size() - at) + " follow");
-    const ojson values = codec::decode(Bytes(bytes.begin() + at, bytes.begin() + at + length), ignite::Era::V3_0);
-    Cursor cursor(values);
+    codec::Unreadable unreadable;
+    const ojson values = codec::decode(Bytes(bytes.begin() + at, bytes.begin() + at + length), ignite::Era::V3_0, unreadable);
+    Cursor cursor(values, unreadable);
     Reader reader(cursor);
     kind.read(reader, features);
     cursor.finish();
     if (bytes.size() - at > length)
         throw WireError("frame.trailing", std::to_string(bytes.size() - at - length) + " byte(s) after the frame");
+    cursor.check_readable();
     return std::move(reader.fields());
 }
 
