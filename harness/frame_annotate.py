@@ -58,10 +58,10 @@ class _Walk:
             self.problem = f"{name}: not a complete MessagePack value"
             return None
         if want is not None and value.kind != want and not (type_.endswith("?") and value.kind == "nil"):
-            self.names.append(f"{name} (expected {type_.rstrip('?') if type_ != 'count' else 'int'}, "
-                              f"got {value.kind}: frame.field-type)")
+            wrong = f"expected {'int' if type_ == 'count' else type_.rstrip('?')}, got {value.kind}: frame.field-type"
+            self.names.append(f"{name} ({wrong})")
             self.pos += 1
-            self.problem = f"{name} is not of its type"
+            self.problem = f"{name}: {wrong}"
             return None
         self.names.append(name)
         self.pos += 1
