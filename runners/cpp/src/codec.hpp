@@ -30,7 +30,8 @@ std::optional<WireError> decode(const std::vector<std::uint8_t>& bytes, ignite::
 nlohmann::ordered_json decode(const std::vector<std::uint8_t>& bytes, ignite::Era era);
 
 // The top-level values that hold a map nlohmann's reader refuses (a key that is not a str, README finding 1), in a
-// well-formed input, and why: their own type is known (nlohmann read their header), their contents are not theirs.
+// well-formed input, and why: their own type is what nlohmann read (their header); their contents only the runner's
+// resumed reads give (finding 1), so a caller must not answer with them.
 struct Unreadable {
     std::vector<std::size_t> values;  // indices, ascending
     std::string reason;
