@@ -143,6 +143,7 @@ class DecodeSax {
                     non_str_key_ = "nlohmann's MessagePack reader accepts only str map keys (the key at offset " +
                                    std::to_string(key_start) + " starts 0x" + to_hex(data_ + key_start, 1) +
                                    ", parse_error.113)";
+                if (unreadable_.empty() || unreadable_.back() != top_level_ - 1) unreadable_.push_back(top_level_ - 1);
                 // Frames below a runner-driven one are runner-driven already: mark only the new ones.
                 for (auto f = stack_.rbegin(); f != stack_.rend() && !f->runner_driven; ++f) f->runner_driven = true;
                 resume_at_ = key_start;
@@ -167,6 +168,8 @@ class DecodeSax {
     bool inside_container() const { return !stack_.empty(); }
     // Why nlohmann's own reader would have refused the input, if it met a non-str key.
     const std::optional<std::string>& non_str_key() const { return non_str_key_; }
+    // The top-level values that hold such a key, ascending.
+    const std::vector<std::size_t>& unreadable() const { return unreadable_; }
 
   private:
     struct Frame {
@@ -256,6 +259,7 @@ class DecodeSax {
     bool library_error_ = false;
     std::optional<std::size_t> resume_at_;
     std::optional<std::string> non_str_key_;
+    std::vector<std::size_t> unreadable_;
 };
 
 // ---- encode ----------------------------------------------------------------------------------------------------
@@ -716,7 +720,7 @@ using Reader = nlohmann::detail::binary_reader<json, Adapter, DecodeSax>;
 // started: when one comes from a reader that started at an earlier value, read_values returns false, and the
 // input is read again with a reader per value, as json::sax_parse would.
 bool read_values(const Bytes& bytes, ignite::Era era, bool shared_reader, std::string& out,
-                 std::optional<WireError>& error) {
+                 std::optional<WireError>& error, Unreadable* unreadable) {
     const char* begin = reinterpret_cast<const char*>(bytes.data());
     const char* end = begin + bytes.size();
     const char* position = begin;
@@ -749,25 +753,36 @@ bool read_values(const Bytes& bytes, ignite::Era era, bool shared_reader, std::s
     }
     // The whole input is well-formed, but a reader built on nlohmann cannot accept it: say so rather than
     // answer with values nlohmann's own map reading would never produce.
-    if (sax.non_str_key()) throw Unsupported(*sax.non_str_key());
+    if (sax.non_str_key() && !unreadable) throw Unsupported(*sax.non_str_key());
+    if (sax.non_str_key()) *unreadable = Unreadable{sax.unreadable(), *sax.non_str_key()};
     out += ']';
     return true;
+}
+
+std::optional<WireError> decode(const Bytes& bytes, ignite::Era era, std::string& out, Unreadable* unreadable) {
+    const std::size_t start = out.size();
+    std::optional<WireError> error;
+    if (read_values(bytes, era, /*shared_reader=*/true, out, error, unreadable)) return error;
+    out.resize(start);
+    read_values(bytes, era, /*shared_reader=*/false, out, error, unreadable);
+    return error;
 }
 
 }  // namespace
 
 std::optional<WireError> decode(const Bytes& bytes, ignite::Era era, std::string& out) {
-    const std::size_t start = out.size();
-    std::optional<WireError> error;
-    if (read_values(bytes, era, /*shared_reader=*/true, out, error)) return error;
-    out.resize(start);
-    read_values(bytes, era, /*shared_reader=*/false, out, error);
-    return error;
+    return decode(bytes, era, out, nullptr);
 }
 
 ojson decode(const Bytes& bytes, ignite::Era era) {
     std::string text;
     if (auto error = decode(bytes, era, text)) throw *error;
+    return ojson::parse(text);
+}
+
+ojson decode(const Bytes& bytes, ignite::Era era, Unreadable& unreadable) {
+    std::string text;
+    if (auto error = decode(bytes, era, text, &unreadable)) throw *error;
     return ojson::parse(text);
 }
 

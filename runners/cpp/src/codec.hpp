@@ -29,6 +29,18 @@ std::optional<WireError> decode(const std::vector<std::uint8_t>& bytes, ignite::
 // Throws WireError or Unsupported.
 nlohmann::ordered_json decode(const std::vector<std::uint8_t>& bytes, ignite::Era era);
 
+// The top-level values that hold a map nlohmann's reader refuses (a key that is not a str, README finding 1), in a
+// well-formed input, and why: their own type is what nlohmann read (their header); their contents only the runner's
+// resumed reads give (finding 1), so a caller must not answer with them.
+struct Unreadable {
+    std::vector<std::size_t> values;  // indices, ascending
+    std::string reason;
+};
+
+// The same, but a well-formed input with such maps is not declined: unreadable names them, for a caller that needs
+// only their type (the frame layer's typed fields). Throws WireError.
+nlohmann::ordered_json decode(const std::vector<std::uint8_t>& bytes, ignite::Era era, Unreadable& unreadable);
+
 // The canonical bytes of a JSON array of typed values. Throws WireError or Unsupported.
 std::vector<std::uint8_t> encode(const nlohmann::ordered_json& values);
 

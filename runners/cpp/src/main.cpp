@@ -19,6 +19,7 @@
 #include "binary_tuple.hpp"
 #include "codec.hpp"
 #include "errors.hpp"
+#include "frames.hpp"
 #include "ignite_ext.hpp"
 #include "stdin_lines.hpp"
 
@@ -45,7 +46,8 @@ ojson hello() {
             {"capabilities",
              {{"ops", {"encode", "decode"}},
               {"eras", ignite::all_era_names()},
-              {"formats", {"msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg"}}}}};
+              {"formats", {"msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg",
+                          "frame"}}}}};
 }
 
 ignite::Era request_era(const ojson& req) {
@@ -112,11 +114,24 @@ void answer(const std::string& cmd, const ojson& req, std::string& out) {
     try {
         const std::string format = req.value("format", "msgpack");
         const ojson& columns = field(req, "columns");
-        if (format != "msgpack" && !binary_tuple::is_format(format))
+        if (format != "msgpack" && format != "frame" && !binary_tuple::is_format(format))
             throw Unsupported("unknown format '" + format + "'");
         out += "{\"id\":";
         append_id(out, id);
-        if (format != "msgpack" && cmd == "decode") {  // Binary Tuple formats (spec 6.2)
+        if (format == "frame" && (cmd == "decode" || cmd == "encode")) {  // one message (FRAMES.md)
+            if (request_era(req) != ignite::Era::V3_0) throw Unsupported("frames are era 3.0 only");
+            const ojson& kind = req.at("frame");
+            frames::Features features = frames::features_of(field(req, "features"));
+            if (cmd == "decode") {
+                out += ",\"fields\":";
+                append_json(out, frames::decode(kind.get<std::string>(), request_bytes(req), features));
+            } else {
+                std::vector<std::uint8_t> bytes = frames::encode(kind.get<std::string>(), req.at("fields"), features);
+                out += ",\"hex\":\"";
+                codec::append_hex(out, bytes.data(), bytes.size());
+                out += '"';
+            }
+        } else if (format != "msgpack" && cmd == "decode") {  // Binary Tuple formats (spec 6.2)
             out += ",\"values\":";
             append_json(out, binary_tuple::decode(format, request_bytes(req), request_era(req), columns));
         } else if (format != "msgpack" && cmd == "encode") {
