@@ -3,12 +3,10 @@
 //! A frame is [`MAGIC`] (handshake kinds only), a 4-byte big-endian signed length, then that many bytes of
 //! MessagePack values laid out by the message kind. Every value goes through the runner's value codec
 //! (codec.rs): decode turns the body into a list of typed values and a [`Reader`] walks the kind's layout over
-//! it; encode has a [`Writer`] walk the same layout over the request's `fields`, appending typed values that
-//! codec.rs encodes. Each kind's layout is written once (the `layout_*` functions) and drives both directions,
+//! it; encode has a [`Planner`] walk the same layout over the request's `fields` (which fields exist), then
+//! `write_object` appends their typed values in wire order and codec.rs encodes them. Each kind's layout is written once (the `layout_*` functions) and drives both directions,
 //! so reading and writing cannot drift apart. Nothing is allocated from a declared length or count: counts are
 //! walked against the values actually present.
-
-use std::collections::HashSet;
 
 use serde_json::{json, Map, Value};
 
@@ -101,30 +99,30 @@ enum Seen {
     Nil,
     Int(i128),
     Other,
-    /// Encode only: the field's value is not of its type; fatal only if the layout needs the value.
+    /// Encode only: the field is not in `fields` (reported once the layout is known).
+    Missing,
+    /// Encode only: the field is not of its type; an error only if the layout needs its value (flags).
     Mistyped(Failure),
 }
 
 impl Seen {
+    /// flags: a missing one is reported as missing, a mistyped one cannot decide the layout.
     fn int(self) -> Result<i128> {
         match self {
             Seen::Int(n) => Ok(n),
             Seen::Mistyped(failure) => Err(failure),
-            Seen::Nil | Seen::Other => Ok(0),
+            _ => Ok(0),
         }
     }
 
-    fn nil(self) -> Result<bool> {
-        match self {
-            Seen::Nil => Ok(true),
-            Seen::Mistyped(failure) => Err(failure),
-            _ => Ok(false),
-        }
+    /// A nil error or arguments_count: anything else (an error object, a mistyped value) is not nil.
+    fn nil(&self) -> bool {
+        matches!(self, Seen::Nil)
     }
 }
 
-/// One direction of a layout walk: the [`Reader`] takes values off the decoded list, the [`Writer`] takes
-/// them from `fields`.
+/// One direction of a layout walk: the [`Reader`] takes values off the decoded list; on encode the
+/// [`Planner`] lists the fields the layout wants of `fields`, which [`write_object`] then writes.
 trait Walk {
     fn field(&mut self, name: &'static str, ty: Type) -> Result<Seen>;
     /// The error object: six fields of its own (`error_object`) under `name`; typed nil too when `nullable`.
@@ -202,7 +200,7 @@ fn layout_handshake_request(w: &mut dyn Walk, _: &[&str]) -> Result<()> {
 
 fn layout_handshake_response(w: &mut dyn Walk, _: &[&str]) -> Result<()> {
     versions(w)?;
-    if !w.error("error", true)?.nil()? {
+    if !w.error("error", true)?.nil() {
         return Ok(()); // a failed handshake ends with its error
     }
     w.field("idle_timeout", INT)?;
@@ -309,7 +307,7 @@ fn layout_sql_execute_request(w: &mut dyn Walk, features: &[&str]) -> Result<()>
         w.field("query_modifiers", INT)?;
     }
     w.field("statement", STR)?;
-    if !w.field("arguments_count", nil_or(Ty::Int))?.nil()? {
+    if !w.field("arguments_count", nil_or(Ty::Int))?.nil() {
         w.field("arguments_tuple", BIN)?;
     }
     w.field("observable_timestamp", INT)?;
@@ -486,132 +484,143 @@ pub fn decode(kind_name: &str, data: &[u8], features: &[&str], era: &str, reg: &
 
 // ---------------------------------------------------------------- encode: the mirror-image writer
 
-struct Writer {
-    /// the members of the current object (the message's `fields`, or the error object being written)
-    fields: Map<String, Value>,
-    used: HashSet<&'static str>,
-    values: Vec<Value>,
-    /// the first field of the wrong type: reported after the layout has checked which fields exist
-    mistyped: Option<Failure>,
+/// A field the layout wants, in wire order.
+#[derive(Clone, Copy)]
+enum Slot {
+    Field(Type),
+    Error { nullable: bool },
 }
 
-impl Writer {
-    fn member(&mut self, name: &'static str) -> Result<Value> {
-        match self.fields.get(name) {
-            Some(v) => {
-                self.used.insert(name);
-                Ok(v.clone())
-            }
-            None => wire("frame.fields", format!("no field {name}")),
-        }
-    }
-
-    /// Remembers the first field of the wrong type; the walk goes on, so a missing or unknown field wins.
-    fn mistyped(&mut self, name: &str, wanted: &str, got: &Value) -> Seen {
-        let failure = field_type::<()>(name, wanted, got).expect_err("field_type fails");
-        self.mistyped.get_or_insert_with(|| failure.clone());
-        Seen::Mistyped(failure)
-    }
-
-    /// Every member the layout did not walk is unknown, or one that flags, error or features rule out.
-    fn no_unknown_members(&self) -> Result<()> {
-        match self.fields.keys().find(|k| !self.used.contains(k.as_str())) {
-            Some(k) => wire("frame.fields", format!("field {k} is unknown, or ruled out here by flags, error or features")),
-            None => Ok(()),
-        }
-    }
-
-    /// `[[key, typed value], ...]` as a count and pairs; None when it is not such a list.
-    fn extensions(&mut self, pairs: &Value) -> Option<()> {
-        let pairs = pairs.as_array()?;
-        let mut values = vec![typed_int(pairs.len() as i128)];
-        for pair in pairs {
-            match pair.as_array().map(Vec::as_slice) {
-                Some([Value::String(key), value]) if value.is_object() => {
-                    values.push(json!({"type": "str", "value": key}));
-                    values.push(value.clone());
-                }
-                _ => return None,
-            }
-        }
-        self.values.extend(values);
-        Some(())
-    }
-
-    /// Appends the typed values of one field; false when `v` is not of type `ty`.
-    fn value(&mut self, name: &'static str, ty: Ty, v: &Value) -> Result<bool> {
-        if let Some(wanted) = ty.scalar() {
-            let ok = type_of(v) == wanted;
-            if ok {
-                self.values.push(v.clone());
-            }
-            return Ok(ok);
-        }
-        match (ty, v) {
-            (Ty::Features, Value::Array(bits)) => match bin_of_features(bits) {
-                Some(Ok(bin)) => self.values.push(json!({"type": "bin", "hex": to_hex(&bin)})),
-                Some(Err(i)) => return wire("unrepresentable", format!("{name}: bit {i} is over {MAX_FEATURE_BIT}")),
-                None => return Ok(false),
-            },
-            (Ty::Extensions, _) => return Ok(self.extensions(v).is_some()),
-            (Ty::UuidList, Value::Array(ids)) if ids.iter().all(|id| type_of(id) == "uuid") => {
-                self.values.push(typed_int(ids.len() as i128));
-                self.values.extend(ids.iter().cloned());
-            }
-            (Ty::Payload, Value::Array(items)) => self.values.extend(items.iter().cloned()),
-            _ => return Ok(false),
-        }
-        Ok(true)
-    }
+/// Walks a layout over given fields without writing: which fields exist depends on flags, error, features
+/// and arguments_count, read from what is given (as the layout reads them off the wire when decoding).
+struct Planner<'f> {
+    given: &'f Map<String, Value>,
+    wanted: Vec<(&'static str, Slot)>,
 }
 
-impl Walk for Writer {
+impl Walk for Planner<'_> {
     fn field(&mut self, name: &'static str, ty: Type) -> Result<Seen> {
-        let v = self.member(name)?;
-        if ty.nullable && type_of(&v) == "nil" {
-            self.values.push(v);
-            return Ok(Seen::Nil);
-        }
-        if self.value(name, ty.ty, &v)? {
-            Ok(seen(&v))
-        } else {
-            Ok(self.mistyped(name, ty.ty.name(), &v))
-        }
+        self.wanted.push((name, Slot::Field(ty)));
+        Ok(match (self.given.get(name), ty.ty.scalar()) {
+            (None, _) => Seen::Missing,
+            (Some(v), _) if ty.nullable && type_of(v) == "nil" => Seen::Nil,
+            (Some(v), Some(wanted)) if type_of(v) != wanted => Seen::Mistyped(mistyped(name, wanted, v)),
+            (Some(v), _) => seen(v),
+        })
     }
 
     fn error(&mut self, name: &'static str, nullable: bool) -> Result<Seen> {
-        let v = self.member(name)?;
-        if nullable && type_of(&v) == "nil" {
-            self.values.push(v);
-            return Ok(Seen::Nil);
-        }
-        let object = match v {
-            Value::Object(members) if !members.contains_key("type") => members, // a typed value is not an error object
-            other => return Ok(self.mistyped(name, "an error object", &other)),
-        };
-        let outer = (std::mem::replace(&mut self.fields, object), std::mem::take(&mut self.used));
-        error_object(self)?;
-        self.no_unknown_members()?;
-        (self.fields, self.used) = outer;
-        Ok(Seen::Other)
+        self.wanted.push((name, Slot::Error { nullable }));
+        Ok(match self.given.get(name) {
+            None => Seen::Missing,
+            Some(v) if nullable && type_of(v) == "nil" => Seen::Nil,
+            Some(_) => Seen::Other,
+        })
     }
+}
+
+fn mistyped(name: &str, wanted: &str, got: &Value) -> Failure {
+    field_type::<()>(name, wanted, got).expect_err("field_type fails")
+}
+
+/// The typed values of one object of fields (the message, or an error object) in wire order: first which
+/// fields exist (a missing, unknown or ruled-out one is `frame.fields`), then each field's type in layout order
+/// (`frame.field-type`); the value encoder's own errors come later still.
+fn write_object(given: &Map<String, Value>, layout: &dyn Fn(&mut dyn Walk) -> Result<()>, prefix: &str, out: &mut Vec<Value>) -> Result<()> {
+    let mut plan = Planner { given, wanted: Vec::new() };
+    layout(&mut plan)?; // only flags of the wrong type fail here: the layout cannot be known
+    let missing: Vec<String> = plan.wanted.iter().filter(|(n, _)| !given.contains_key(*n)).map(|(n, _)| format!("{prefix}{n}")).collect();
+    if !missing.is_empty() {
+        return wire("frame.fields", format!("missing {}", missing.join(", ")));
+    }
+    let extra: Vec<String> = given.keys().filter(|k| !plan.wanted.iter().any(|(n, _)| n == k)).map(|k| format!("{prefix}{k}")).collect();
+    if !extra.is_empty() {
+        return wire("frame.fields", format!("not in this layout (unknown, or ruled out by flags, error or features): {}", extra.join(", ")));
+    }
+    for (name, slot) in plan.wanted {
+        write_field(&format!("{prefix}{name}"), slot, &given[name], out)?;
+    }
+    Ok(())
+}
+
+fn write_field(name: &str, slot: Slot, v: &Value, out: &mut Vec<Value>) -> Result<()> {
+    let nullable = match slot {
+        Slot::Field(ty) => ty.nullable,
+        Slot::Error { nullable } => nullable,
+    };
+    if nullable && type_of(v) == "nil" {
+        out.push(v.clone());
+        return Ok(());
+    }
+    match (slot, v) {
+        // a typed value is not an error object
+        (Slot::Error { .. }, Value::Object(members)) if !members.contains_key("type") => {
+            write_object(members, &|w| error_object(w), &format!("{name}."), out)
+        }
+        (Slot::Error { .. }, _) => Err(mistyped(name, "an error object", v)),
+        (Slot::Field(ty), _) => match write_value(name, ty.ty, v, out)? {
+            true => Ok(()),
+            false => Err(mistyped(name, ty.ty.name(), v)),
+        },
+    }
+}
+
+/// Appends the typed values of one field; false when `v` is not of type `ty`.
+fn write_value(name: &str, ty: Ty, v: &Value, out: &mut Vec<Value>) -> Result<bool> {
+    if let Some(wanted) = ty.scalar() {
+        let ok = type_of(v) == wanted;
+        if ok {
+            out.push(v.clone());
+        }
+        return Ok(ok);
+    }
+    let typed_values = |items: &[Value]| items.iter().all(Value::is_object);
+    match (ty, v) {
+        (Ty::Features, Value::Array(bits)) => match bin_of_features(bits) {
+            Some(Ok(bin)) => out.push(json!({"type": "bin", "hex": to_hex(&bin)})),
+            Some(Err(i)) => return wire("unrepresentable", format!("{name}: bit {i} is over {MAX_FEATURE_BIT}")),
+            None => return Ok(false),
+        },
+        // [[key, typed value], ...] -> count, then key and value per pair
+        (Ty::Extensions, Value::Array(pairs)) => {
+            let mut values = vec![typed_int(pairs.len() as i128)];
+            for pair in pairs {
+                match pair.as_array().map(Vec::as_slice) {
+                    Some([Value::String(key), value]) if value.is_object() => {
+                        values.push(json!({"type": "str", "value": key}));
+                        values.push(value.clone());
+                    }
+                    _ => return Ok(false),
+                }
+            }
+            out.extend(values);
+        }
+        (Ty::UuidList, Value::Array(ids)) => {
+            out.push(typed_int(ids.len() as i128));
+            for (i, id) in ids.iter().enumerate() {
+                if type_of(id) != "uuid" {
+                    return Err(mistyped(&format!("{name}[{i}]"), "uuid", id));
+                }
+                out.push(id.clone());
+            }
+        }
+        (Ty::Payload, Value::Array(items)) if typed_values(items) => out.extend(items.iter().cloned()),
+        _ => return Ok(false),
+    }
+    Ok(true)
 }
 
 /// The frame of `fields` (FRAMES.md section 4, encode): fields checked against the layout, values encoded by
 /// codec.rs (shortest forms), then the length and, for handshake kinds, the magic in front.
 pub fn encode(kind_name: &str, fields: &Value, features: &[&str], reg: &Registry) -> Result<Vec<u8>> {
     let (magic, layout) = kind(kind_name)?;
-    let fields = match fields {
-        Value::Object(members) => members.clone(),
-        other => return unsupported(format!("fields is not an object: {}", short(other))),
+    let given = match fields {
+        Value::Object(members) => members,
+        other => return wire("frame.fields", format!("fields is not an object: {}", short(other))),
     };
-    let mut w = Writer { fields, used: HashSet::new(), values: Vec::new(), mistyped: None };
-    layout(&mut w, features)?;
-    w.no_unknown_members()?;
-    if let Some(failure) = w.mistyped {
-        return Err(failure);
-    }
-    let body = codec::encode(&w.values, reg)?;
+    let mut values = Vec::new();
+    write_object(given, &|w| layout(w, features), "", &mut values)?;
+    let body = codec::encode(&values, reg)?;
     let length = match i32::try_from(body.len()) {
         Ok(n) => n,
         Err(_) => return wire("unrepresentable", format!("a body of {} bytes is over the 4-byte length", body.len())),
