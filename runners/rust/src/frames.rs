@@ -349,6 +349,8 @@ struct Reader {
     pos: usize,
     /// the fields of the current object (the message, or the error object being read)
     out: Map<String, Value>,
+    /// "error." inside the error object: messages name the field as encode does
+    prefix: String,
 }
 
 impl Reader {
@@ -388,9 +390,9 @@ impl Reader {
     /// count, then `count` pairs of str key and any value
     fn extensions(&mut self, name: &str) -> Result<Value> {
         let mut pairs = Vec::new();
-        for _ in 0..self.count(name)? {
-            let key = self.next_of(name, "str")?;
-            let value = self.next(name)?;
+        for i in 0..self.count(&format!("{name} count"))? {
+            let key = self.next_of(&format!("{name}[{i}] key"), "str")?;
+            let value = self.next(&format!("{name}[{i}] value"))?;
             pairs.push(json!([key["value"], value]));
         }
         Ok(Value::Array(pairs))
@@ -408,8 +410,8 @@ impl Reader {
             Ty::Extensions => self.extensions(name),
             Ty::UuidList => {
                 let mut ids = Vec::new();
-                for _ in 0..self.count(name)? {
-                    ids.push(self.next_of(name, "uuid")?);
+                for i in 0..self.count(&format!("{name} count"))? {
+                    ids.push(self.next_of(&format!("{name}[{i}]"), "uuid")?);
                 }
                 Ok(Value::Array(ids))
             }
@@ -420,10 +422,11 @@ impl Reader {
 
 impl Walk for Reader {
     fn field(&mut self, name: &'static str, ty: Type) -> Result<Seen> {
+        let shown = format!("{}{name}", self.prefix);
         let v = if ty.nullable && self.peek().map(type_of) == Some("nil") {
-            self.next(name)?
+            self.next(&shown)?
         } else {
-            self.value(name, ty.ty)?
+            self.value(&shown, ty.ty)?
         };
         let what = seen(&v);
         self.out.insert(name.into(), v);
@@ -437,7 +440,9 @@ impl Walk for Reader {
             return Ok(Seen::Nil);
         }
         let outer = std::mem::take(&mut self.out);
+        self.prefix = format!("{name}.");
         error_object(self)?;
+        self.prefix.clear();
         let object = std::mem::replace(&mut self.out, outer);
         self.out.insert(name.into(), Value::Object(object));
         Ok(Seen::Other)
@@ -470,7 +475,7 @@ pub fn decode(kind_name: &str, data: &[u8], features: &[&str], era: &str, reg: &
         return wire("malformed.truncated", format!("the length says {length} bytes, {} follow", rest.len()));
     }
     let (body, after) = rest.split_at(length);
-    let mut r = Reader { values: codec::decode(body, era, reg)?, pos: 0, out: Map::new() };
+    let mut r = Reader { values: codec::decode(body, era, reg)?, pos: 0, out: Map::new(), prefix: String::new() };
     layout(&mut r, features)?;
     if r.pos < r.values.len() {
         let left = r.values.len() - r.pos;
