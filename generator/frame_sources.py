@@ -205,8 +205,8 @@ def value_ends(data: bytes) -> list[int]:
 
 
 def edited(ps, edits: dict, names) -> list[tuple[str, bytes]]:
-    """set / insert_before / insert_after {path: bytes}, drop [paths], append bytes, wrap: array: the parts after
-    the edits.
+    """set / insert_before / insert_after {path: bytes}, drop [paths], end_at path, append bytes, wrap: array: the
+    parts after the edits.
     The bytes set (one value) or inserted (whole values) are checked unless the edit says `partial: true`."""
     ps = list(ps)
 
@@ -229,6 +229,8 @@ def edited(ps, edits: dict, names) -> list[tuple[str, bytes]]:
         ps.insert(find(ps, subst(path, names)) + 1, ("inserted", raw(spec)))
     for path in edits.get("drop") or []:
         del ps[find(ps, subst(path, names))]
+    if "end_at" in edits:   # the message ends with this value (a declared size with nothing after it)
+        del ps[find(ps, subst(edits["end_at"], names)) + 1:]
     if "append" in edits:
         ps.append(("appended", raw(edits["append"])))
     if edits.get("wrap") == "array":   # the whole message as one array (a header no frame has, FR-SEQ)
