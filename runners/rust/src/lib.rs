@@ -4,6 +4,7 @@
 pub mod binary_tuple;
 pub mod codec;
 pub mod errors;
+pub mod frames;
 pub mod ignite_ext;
 pub mod json;
 

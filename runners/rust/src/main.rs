@@ -11,7 +11,7 @@ use std::path::Path;
 use ignite_runner::errors::{from_hex, unsupported, Failure, Hex, Result};
 use ignite_runner::ignite_ext::Registry;
 use ignite_runner::json::Json;
-use ignite_runner::{binary_tuple, codec};
+use ignite_runner::{binary_tuple, codec, frames};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -43,7 +43,7 @@ fn start_response(reg: &Registry) -> Value {
         "capabilities": {
             "ops": ["encode", "decode"],
             "eras": reg.eras,
-            "formats": ["msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg"],
+            "formats": ["msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg", "frame"],
         },
     })
 }
@@ -65,6 +65,8 @@ enum Body<'a> {
     Decoded(Vec<codec::Decoded<'a>>),
     /// Binary Tuple values
     Values(Vec<Value>),
+    /// a frame's named fields
+    Fields(Value),
     Error { class: &'static str, message: String },
     Skipped(String),
 }
@@ -77,6 +79,7 @@ impl Serialize for Answer<'_> {
             Body::Hex(bytes) => m.serialize_entry("hex", &Hex(bytes))?,
             Body::Decoded(values) => m.serialize_entry("values", values)?,
             Body::Values(values) => m.serialize_entry("values", values)?,
+            Body::Fields(fields) => m.serialize_entry("fields", fields)?,
             Body::Error { class, message } => m.serialize_entry("error", &json!({"class": class, "message": message}))?,
             Body::Skipped(why) => m.serialize_entry("skipped", why)?,
         }
@@ -99,7 +102,15 @@ fn handle<'a>(req: &'a Json<'a>, reg: &'a Registry, data: &'a mut Vec<u8>) -> Re
         *data = from_hex(text(req, "hex").unwrap_or(""))?;
     }
     let data: &'a Vec<u8> = data;
+    // A frame's kind and the features its connection negotiated (names).
+    let frame = text(req, "frame").unwrap_or("");
+    let features: Vec<&str> = list("features").iter().filter_map(Json::as_str).collect();
     match (cmd, fmt) {
+        ("encode", "frame") => {
+            let fields = req.get("fields").map_or(Value::Null, Json::to_value);
+            Ok(Body::Hex(frames::encode(frame, &fields, &features, reg)?))
+        }
+        ("decode", "frame") => Ok(Body::Fields(frames::decode(frame, data, &features, era, reg)?)),
         ("encode", "msgpack") => Ok(Body::Hex(codec::encode_json(list("values"), reg)?)),
         ("decode", "msgpack") => Ok(Body::Decoded(codec::decode_lazily(data, era, reg)?)),
         // Binary Tuple formats (spec 6.2)
