@@ -1,0 +1,820 @@
+using System;
+using System.Buffers;
+using System.Buffers.Binary;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Linq;
+using System.Numerics;
+using System.Text.Json;
+
+namespace IgniteRunner;
+
+/// <summary>
+/// The frame layer (FRAMES.md, issue 29): one frame = [IGNI magic for the handshakes] + 4-byte big-endian signed
+/// length + that many bytes of MessagePack values laid out by the message kind. Every value goes through
+/// <see cref="Codec"/>: a frame's bytes are decoded to a list of typed values which <see cref="FieldReader"/> walks,
+/// and <see cref="FieldWriter"/> builds the list of typed values that Codec encodes. Each kind is one read and one
+/// write function, mirror images, over those two cursors. Nothing is allocated by a declared length or count.
+/// </summary>
+sealed class Frames(Codec codec)
+{
+    public const string Format = "frame";
+
+    /// <summary>"IGNI": the handshake messages start with it, both ways.</summary>
+    static readonly byte[] Magic = "IGNI"u8.ToArray();
+
+    // Response flags (ResponseFlags.java); other bits are ignored.
+    const int PartitionAssignment = 1;
+    const int Notification = 2;
+    const int Error = 4;
+    const int ServerOp = 8;
+    /// <summary>SERVER_OP_RESPONSE (op 73) flags: bit 4 = the client answers with an error.</summary>
+    const int ServerOpResponseError = 4;
+
+    // The features sql-execute-request reads (registry frames.features[].name).
+    const string SqlDirectTxMapping = "SQL_DIRECT_TX_MAPPING";
+    const string SqlMultistatementSupport = "SQL_MULTISTATEMENT_SUPPORT";
+    const string SqlPartitionAwareness = "SQL_PARTITION_AWARENESS";
+
+    /// <summary>Highest feature bit index an encoder writes: the bin stays within a .NET array.</summary>
+    static readonly long MaxFeatureBit = 8L * (Array.MaxLength - 16) - 1;
+
+    delegate void Read(FieldReader r, IReadOnlySet<string> features);
+    delegate void Write(FieldWriter w, IReadOnlySet<string> features);
+
+    sealed record Kind(bool HasMagic, Read Read, Write Write);
+
+    static readonly Dictionary<string, Kind> Kinds = new()
+    {
+        ["handshake-request"] = new(true, ReadHandshakeRequest, WriteHandshakeRequest),
+        ["handshake-response"] = new(true, ReadHandshakeResponse, WriteHandshakeResponse),
+        ["request"] = new(false, ReadRequest, WriteRequest),
+        ["response"] = new(false, ReadResponse, WriteResponse),
+        ["server-op-response"] = new(false, ReadServerOpResponse, WriteServerOpResponse),
+        ["tuple-request"] = new(false, ReadTupleRequest, WriteTupleRequest),
+        ["tuple-upsert-response"] = new(false, ReadTupleUpsertResponse, WriteTupleUpsertResponse),
+        ["tuple-get-response"] = new(false, ReadTupleGetResponse, WriteTupleGetResponse),
+        ["sql-execute-request"] = new(false, ReadSqlExecuteRequest, WriteSqlExecuteRequest),
+    };
+
+    static Kind KindOf(string kind) =>
+        Kinds.TryGetValue(kind, out Kind? k) ? k : throw new NotImplementedException($"frame kind '{kind}' not implemented");
+
+    // ---------------------------------------------------------------- decode
+
+    /// <summary>
+    /// The frame's fields as a JSON object written to <paramref name="output"/>, in FRAMES.md 4's step order. On an
+    /// error the output holds a partial object: the caller discards it.
+    /// </summary>
+    public void Decode(string kind, ReadOnlyMemory<byte> frame, string era, IReadOnlySet<string> features, Utf8JsonWriter output)
+    {
+        Kind k = KindOf(kind);
+        ReadOnlySpan<byte> bytes = frame.Span;
+        int at = 0;
+        if (k.HasMagic)
+        {
+            WireError.Check(bytes.Length >= Magic.Length, "malformed.truncated", $"{bytes.Length} bytes, the magic needs {Magic.Length}");
+            WireError.Check(bytes[..Magic.Length].SequenceEqual(Magic), "frame.magic",
+                $"{kind} starts with {Fields.Hex(bytes[..Magic.Length])}, not the magic 49474e49 (IGNI)");
+            at = Magic.Length;
+        }
+        WireError.Check(bytes.Length - at >= 4, "malformed.truncated", $"{bytes.Length - at} bytes where the 4-byte length starts");
+        int length = BinaryPrimitives.ReadInt32BigEndian(bytes[at..]);
+        WireError.Check(length >= 0, "frame.length", $"frame length {length} is negative (top bit set: {(uint)length:x8})");
+        at += 4;
+        WireError.Check(bytes.Length - at >= length, "malformed.truncated", $"frame declares {length} bytes, {bytes.Length - at} follow");
+        using (JsonDocument values = codec.DecodeDocument(frame.Slice(at, length).ToArray(), era))
+        {
+            output.WriteStartObject();
+            var reader = new FieldReader(values.RootElement, output);
+            k.Read(reader, features);
+            reader.End(kind);
+            output.WriteEndObject();
+        }
+        at += length;
+        WireError.Check(at == bytes.Length, "frame.trailing", $"{bytes.Length - at} bytes after the {length}-byte frame");
+    }
+
+    static void ReadHandshakeRequest(FieldReader r, IReadOnlySet<string> features)
+    {
+        r.Int("version_major");
+        r.Int("version_minor");
+        r.Int("version_patch");
+        r.Int("client_code");
+        r.Features("features");
+        r.Extensions("extensions");
+    }
+
+    static void ReadHandshakeResponse(FieldReader r, IReadOnlySet<string> features)
+    {
+        r.Int("version_major");
+        r.Int("version_minor");
+        r.Int("version_patch");
+        if (!r.NilOrError("error"))
+        {
+            return;   // a failed handshake ends with its error
+        }
+        r.Int("idle_timeout");
+        r.Value("node_id", "uuid");
+        r.Value("node_name", "str");
+        r.UuidList("cluster_ids");
+        r.Value("cluster_name", "str");
+        r.Int("observable_timestamp");
+        r.Int("product_major");
+        r.Int("product_minor");
+        r.Int("product_maintenance");
+        r.Value("product_patch", "int", nullable: true);
+        r.Value("product_pre_release", "str", nullable: true);
+        r.Features("features");
+        r.Extensions("extensions");
+    }
+
+    static void ReadRequest(FieldReader r, IReadOnlySet<string> features)
+    {
+        r.Int("op");
+        r.Int("request_id");
+        r.Payload("payload");
+    }
+
+    /// <summary>The response header; true when the message goes on (no error).</summary>
+    static bool ReadResponseHeader(FieldReader r, out BigInteger flags)
+    {
+        r.Int("request_id");
+        flags = r.Int("flags");
+        if ((flags & PartitionAssignment) != 0)
+        {
+            r.Int("partition_assignment_timestamp");
+        }
+        r.Int("observable_timestamp");
+        if ((flags & Error) != 0)
+        {
+            r.Error("error");
+            return false;
+        }
+        return true;
+    }
+
+    static void ReadResponse(FieldReader r, IReadOnlySet<string> features)
+    {
+        if (ReadResponseHeader(r, out BigInteger flags))
+        {
+            if ((flags & ServerOp) != 0)
+            {
+                r.Int("server_op");
+            }
+            r.Payload("payload");
+        }
+    }
+
+    static void ReadServerOpResponse(FieldReader r, IReadOnlySet<string> features)
+    {
+        r.Int("op");
+        r.Int("request_id");
+        if ((r.Int("flags") & ServerOpResponseError) != 0)
+        {
+            r.Error("error");
+        }
+        else
+        {
+            r.Payload("payload");
+        }
+    }
+
+    static void ReadTupleRequest(FieldReader r, IReadOnlySet<string> features)
+    {
+        r.Int("op");
+        r.Int("request_id");
+        r.Int("table_id");
+        r.Value("tx", "int", nullable: true);
+        r.Int("schema_version");
+        r.Value("no_value_set", "bitmask");
+        r.Value("tuple", "bin");
+    }
+
+    static void ReadTupleUpsertResponse(FieldReader r, IReadOnlySet<string> features)
+    {
+        if (ReadResponseHeader(r, out _))
+        {
+            r.Int("schema_version");
+        }
+    }
+
+    static void ReadTupleGetResponse(FieldReader r, IReadOnlySet<string> features)
+    {
+        if (ReadResponseHeader(r, out _))
+        {
+            r.Int("schema_version");
+            r.Value("tuple", "bin", nullable: true);
+        }
+    }
+
+    static void ReadSqlExecuteRequest(FieldReader r, IReadOnlySet<string> features)
+    {
+        r.Int("op");
+        r.Int("request_id");
+        if (features.Contains(SqlDirectTxMapping))
+        {
+            r.Value("direct_tx_mapping", "bool");
+        }
+        r.Value("tx", "int", nullable: true);
+        r.Value("schema", "str", nullable: true);
+        r.Value("page_size", "int", nullable: true);
+        r.Value("query_timeout", "int", nullable: true);
+        r.Value("idle_timeout", "int", nullable: true);
+        r.Value("time_zone", "str", nullable: true);
+        r.Int("property_count");
+        r.Value("properties", "bin");
+        if (features.Contains(SqlMultistatementSupport))
+        {
+            r.Int("query_modifiers");
+        }
+        r.Value("statement", "str");
+        if (!IsNil(r.Value("arguments_count", "int", nullable: true)))
+        {
+            r.Value("arguments_tuple", "bin");
+        }
+        r.Int("observable_timestamp");
+        if (features.Contains(SqlPartitionAwareness))
+        {
+            r.Value("partition_awareness", "bool");
+        }
+    }
+
+    // ---------------------------------------------------------------- encode
+
+    readonly ArrayBufferWriter<byte> typed = new(1 << 12);   // the list of typed values, as JSON
+    readonly ArrayBufferWriter<byte> packed = new(1 << 12);  // their MessagePack
+
+    /// <summary>
+    /// The frame of <paramref name="fields"/>: checked against the layout (frame.fields, then frame.field-type), the
+    /// values encoded by the codec, prefixed with the length (and the magic).
+    /// </summary>
+    public byte[] Encode(string kind, JsonElement fields, IReadOnlySet<string> features)
+    {
+        Kind k = KindOf(kind);
+        WireError.Check(fields.ValueKind == JsonValueKind.Object, "frame.fields", $"fields of {kind} is not an object");
+        typed.ResetWrittenCount();
+        using (var json = new Utf8JsonWriter(typed))
+        {
+            json.WriteStartArray();
+            var writer = new FieldWriter(fields, json);
+            k.Write(writer, features);
+            writer.End(kind);
+            json.WriteEndArray();
+        }
+        packed.ResetWrittenCount();
+        using (JsonDocument values = JsonDocument.Parse(typed.WrittenMemory))
+        {
+            codec.Encode(values.RootElement, packed);
+        }
+        ReadOnlySpan<byte> payload = packed.WrittenSpan;
+        int head = k.HasMagic ? Magic.Length : 0;
+        byte[] frame = new byte[head + 4 + payload.Length];
+        Magic.AsSpan(0, head).CopyTo(frame);
+        BinaryPrimitives.WriteInt32BigEndian(frame.AsSpan(head), payload.Length);
+        payload.CopyTo(frame.AsSpan(head + 4));
+        return frame;
+    }
+
+    static void WriteHandshakeRequest(FieldWriter w, IReadOnlySet<string> features)
+    {
+        w.Int("version_major");
+        w.Int("version_minor");
+        w.Int("version_patch");
+        w.Int("client_code");
+        w.Features("features");
+        w.Extensions("extensions");
+    }
+
+    static void WriteHandshakeResponse(FieldWriter w, IReadOnlySet<string> features)
+    {
+        w.Int("version_major");
+        w.Int("version_minor");
+        w.Int("version_patch");
+        if (!w.NilOrError("error"))
+        {
+            return;
+        }
+        w.Int("idle_timeout");
+        w.Value("node_id", "uuid");
+        w.Value("node_name", "str");
+        w.UuidList("cluster_ids");
+        w.Value("cluster_name", "str");
+        w.Int("observable_timestamp");
+        w.Int("product_major");
+        w.Int("product_minor");
+        w.Int("product_maintenance");
+        w.Value("product_patch", "int", nullable: true);
+        w.Value("product_pre_release", "str", nullable: true);
+        w.Features("features");
+        w.Extensions("extensions");
+    }
+
+    static void WriteRequest(FieldWriter w, IReadOnlySet<string> features)
+    {
+        w.Int("op");
+        w.Int("request_id");
+        w.Payload("payload");
+    }
+
+    static bool WriteResponseHeader(FieldWriter w, out BigInteger flags)
+    {
+        w.Int("request_id");
+        flags = w.Flags("flags");
+        if ((flags & PartitionAssignment) != 0)
+        {
+            w.Int("partition_assignment_timestamp");
+        }
+        w.Int("observable_timestamp");
+        if ((flags & Error) != 0)
+        {
+            w.Error("error");
+            return false;
+        }
+        return true;
+    }
+
+    static void WriteResponse(FieldWriter w, IReadOnlySet<string> features)
+    {
+        if (WriteResponseHeader(w, out BigInteger flags))
+        {
+            if ((flags & ServerOp) != 0)
+            {
+                w.Int("server_op");
+            }
+            w.Payload("payload");
+        }
+    }
+
+    static void WriteServerOpResponse(FieldWriter w, IReadOnlySet<string> features)
+    {
+        w.Int("op");
+        w.Int("request_id");
+        if ((w.Flags("flags") & ServerOpResponseError) != 0)
+        {
+            w.Error("error");
+        }
+        else
+        {
+            w.Payload("payload");
+        }
+    }
+
+    static void WriteTupleRequest(FieldWriter w, IReadOnlySet<string> features)
+    {
+        w.Int("op");
+        w.Int("request_id");
+        w.Int("table_id");
+        w.Value("tx", "int", nullable: true);
+        w.Int("schema_version");
+        w.Value("no_value_set", "bitmask");
+        w.Value("tuple", "bin");
+    }
+
+    static void WriteTupleUpsertResponse(FieldWriter w, IReadOnlySet<string> features)
+    {
+        if (WriteResponseHeader(w, out _))
+        {
+            w.Int("schema_version");
+        }
+    }
+
+    static void WriteTupleGetResponse(FieldWriter w, IReadOnlySet<string> features)
+    {
+        if (WriteResponseHeader(w, out _))
+        {
+            w.Int("schema_version");
+            w.Value("tuple", "bin", nullable: true);
+        }
+    }
+
+    static void WriteSqlExecuteRequest(FieldWriter w, IReadOnlySet<string> features)
+    {
+        w.Int("op");
+        w.Int("request_id");
+        if (features.Contains(SqlDirectTxMapping))
+        {
+            w.Value("direct_tx_mapping", "bool");
+        }
+        w.Value("tx", "int", nullable: true);
+        w.Value("schema", "str", nullable: true);
+        w.Value("page_size", "int", nullable: true);
+        w.Value("query_timeout", "int", nullable: true);
+        w.Value("idle_timeout", "int", nullable: true);
+        w.Value("time_zone", "str", nullable: true);
+        w.Int("property_count");
+        w.Value("properties", "bin");
+        if (features.Contains(SqlMultistatementSupport))
+        {
+            w.Int("query_modifiers");
+        }
+        w.Value("statement", "str");
+        if (!w.NilOr("arguments_count", "int"))
+        {
+            w.Value("arguments_tuple", "bin");
+        }
+        w.Int("observable_timestamp");
+        if (features.Contains(SqlPartitionAwareness))
+        {
+            w.Value("partition_awareness", "bool");
+        }
+    }
+
+    // ---------------------------------------------------------------- shared pieces
+
+    /// <summary>A typed value's "type" (null when it is not a typed value at all).</summary>
+    static string? TypeOf(JsonElement value) =>
+        value.ValueKind == JsonValueKind.Object && value.TryGetProperty("type", out JsonElement t) && t.ValueKind == JsonValueKind.String
+            ? t.GetString() : null;
+
+    static bool IsNil(JsonElement value) => TypeOf(value) == "nil";
+
+    static BigInteger IntOf(JsonElement typedInt) =>
+        BigInteger.Parse(typedInt.GetProperty("value").GetString()!, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture);
+
+    static WireError FieldType(string field, string expected, JsonElement got) =>
+        new("frame.field-type", $"{field}: expected {expected}, got {TypeOf(got) ?? got.ValueKind.ToString()}");
+
+    /// <summary>Feature bit i = byte i/8, bit i%8 (least significant first), as java.util.BitSet.toByteArray.</summary>
+    static IEnumerable<long> FeatureBits(ReadOnlyMemory<byte> bin)
+    {
+        for (int k = 0; k < bin.Length; k++)
+        {
+            for (int j = 0; j < 8; j++)
+            {
+                if ((bin.Span[k] >> j & 1) != 0)
+                {
+                    yield return 8L * k + j;
+                }
+            }
+        }
+    }
+
+    /// <summary>The minimal bin of a bit set: the highest bit makes the last byte; the empty set is an empty bin.</summary>
+    static byte[] FeatureBin(IReadOnlyCollection<long> bits)
+    {
+        byte[] bin = new byte[bits.Count == 0 ? 0 : bits.Max() / 8 + 1];
+        foreach (long bit in bits)
+        {
+            bin[bit / 8] |= (byte)(1 << (int)(bit % 8));
+        }
+        return bin;
+    }
+
+    /// <summary>The decoded value list, walked field by field; each field is written to the answer as it is read.</summary>
+    sealed class FieldReader(JsonElement values, Utf8JsonWriter output)
+    {
+        JsonElement.ArrayEnumerator next = values.EnumerateArray();
+
+        JsonElement Next(string field) =>
+            next.MoveNext() ? next.Current : throw WireError.Truncated($"the frame's values end before {field}");
+
+        /// <summary>The next value, of <paramref name="type"/> (or nil when nullable), else frame.field-type.</summary>
+        JsonElement Take(string field, string type, bool nullable = false)
+        {
+            JsonElement value = Next(field);
+            string? got = TypeOf(value);
+            return got == type || nullable && got == "nil" ? value : throw FieldType(field, nullable ? type + "?" : type, value);
+        }
+
+        public JsonElement Value(string field, string type, bool nullable = false)
+        {
+            JsonElement value = Take(field, type, nullable);
+            output.WritePropertyName(field);
+            value.WriteTo(output);
+            return value;
+        }
+
+        public BigInteger Int(string field) => IntOf(Value(field, "int"));
+
+        /// <summary>A count: an int >= 0. A count larger than the values left runs the list out (malformed.truncated).</summary>
+        BigInteger Count(string field)
+        {
+            JsonElement value = Take(field, "int");
+            BigInteger n = IntOf(value);
+            return n >= 0 ? n : throw new WireError("frame.field-type", $"{field}: negative count {n}");
+        }
+
+        public void Features(string field)
+        {
+            ReadOnlyMemory<byte> bin = Convert.FromHexString(Take(field, "bin").GetProperty("hex").GetString()!);
+            output.WriteStartArray(field);
+            foreach (long bit in FeatureBits(bin))
+            {
+                output.WriteNumberValue(bit);
+            }
+            output.WriteEndArray();
+        }
+
+        public void Extensions(string field)
+        {
+            output.WritePropertyName(field);
+            Pairs(field);
+        }
+
+        /// <summary>Count + pairs of key str and ONE value of any type (unknown keys are skipped by value).</summary>
+        void Pairs(string field)
+        {
+            BigInteger count = Count(field);
+            output.WriteStartArray();
+            for (BigInteger i = 0; i < count; i++)
+            {
+                output.WriteStartArray();
+                output.WriteStringValue(Take($"{field} key {i}", "str").GetProperty("value").GetString());
+                Next($"{field} value {i}").WriteTo(output);
+                output.WriteEndArray();
+            }
+            output.WriteEndArray();
+        }
+
+        public void UuidList(string field)
+        {
+            BigInteger count = Count(field);
+            output.WriteStartArray(field);
+            for (BigInteger i = 0; i < count; i++)
+            {
+                Take($"{field} {i}", "uuid").WriteTo(output);
+            }
+            output.WriteEndArray();
+        }
+
+        /// <summary>The error object: six consecutive values (not a container).</summary>
+        public void Error(string field)
+        {
+            output.WriteStartObject(field);
+            ErrorMembers(field);
+            output.WriteEndObject();
+        }
+
+        void ErrorMembers(string field)
+        {
+            Value("trace_id", "uuid");
+            Value("code", "int");
+            Value("class_name", "str");
+            Value("message", "str", nullable: true);
+            Value("stack_trace", "str", nullable: true);
+            output.WritePropertyName("extensions");
+            if (IsNil(Peek($"{field} extensions")))
+            {
+                Next(field).WriteTo(output);
+            }
+            else
+            {
+                Pairs($"{field} extensions");
+            }
+        }
+
+        JsonElement Peek(string field)
+        {
+            JsonElement.ArrayEnumerator ahead = next;   // a struct: a copy looks ahead without moving this one
+            return ahead.MoveNext() ? ahead.Current : throw WireError.Truncated($"the frame's values end before {field}");
+        }
+
+        /// <summary>nil (written as typed nil; returns true) or the error object (returns false).</summary>
+        public bool NilOrError(string field)
+        {
+            if (IsNil(Peek(field)))
+            {
+                Value(field, "nil");
+                return true;
+            }
+            Error(field);
+            return false;
+        }
+
+        public void Payload(string field)
+        {
+            output.WriteStartArray(field);
+            while (next.MoveNext())
+            {
+                next.Current.WriteTo(output);
+            }
+            output.WriteEndArray();
+        }
+
+        public void End(string kind)
+        {
+            int left = 0;
+            while (next.MoveNext())
+            {
+                left++;
+            }
+            WireError.Check(left == 0, "frame.trailing", $"{left} values after the last field of {kind}");
+        }
+    }
+
+    /// <summary>
+    /// The mirror image: takes each field from the request's fields object in layout order and appends its typed
+    /// values to one JSON array for the codec. A missing field is frame.fields at once; a field of the wrong type is
+    /// reported after the walk, once no field is missing or left over (frame.fields comes first).
+    /// </summary>
+    sealed class FieldWriter(JsonElement fields, Utf8JsonWriter values)
+    {
+        readonly HashSet<string> used = [];
+        WireError? wrongType;
+
+        JsonElement Field(string field)
+        {
+            WireError.Check(fields.TryGetProperty(field, out JsonElement value), "frame.fields", $"field {field} missing");
+            used.Add(field);
+            return value;
+        }
+
+        void Defer(WireError error) => wrongType ??= error;
+
+        /// <summary>Appends <paramref name="value"/> when it is of <paramref name="type"/> (or nil when nullable).</summary>
+        bool Append(string field, JsonElement value, string type, bool nullable = false)
+        {
+            string? got = TypeOf(value);
+            if (got == type || nullable && got == "nil")
+            {
+                value.WriteTo(values);
+                return true;
+            }
+            Defer(FieldType(field, nullable ? type + "?" : type, value));
+            return false;
+        }
+
+        public void Value(string field, string type, bool nullable = false) => Append(field, Field(field), type, nullable);
+
+        public void Int(string field) => Value(field, "int");
+
+        /// <summary>A field the rest of the layout depends on: its type is checked at once.</summary>
+        public BigInteger Flags(string field)
+        {
+            JsonElement value = Field(field);
+            if (TypeOf(value) != "int")
+            {
+                throw FieldType(field, "int", value);
+            }
+            value.WriteTo(values);
+            return IntOf(value);
+        }
+
+        /// <summary>A nullable field that decides whether others follow: true when it is nil.</summary>
+        public bool NilOr(string field, string type)
+        {
+            JsonElement value = Field(field);
+            string? got = TypeOf(value);
+            WireError.Check(got == type || got == "nil", "frame.field-type", $"{field}: expected {type}?, got {got ?? value.ValueKind.ToString()}");
+            value.WriteTo(values);
+            return got == "nil";
+        }
+
+        void Count(long n)
+        {
+            values.WriteStartObject();
+            values.WriteString("type", "int");
+            values.WriteString("value", n.ToString(CultureInfo.InvariantCulture));
+            values.WriteEndObject();
+        }
+
+        /// <summary>A JSON array, else a deferred frame.field-type; the caller skips the field then.</summary>
+        bool IsArray(string field, JsonElement value, string what)
+        {
+            if (value.ValueKind == JsonValueKind.Array)
+            {
+                return true;
+            }
+            Defer(new WireError("frame.field-type", $"{field}: expected {what}, got {value.ValueKind}"));
+            return false;
+        }
+
+        public void Features(string field)
+        {
+            JsonElement value = Field(field);
+            if (!IsArray(field, value, "an array of feature bit indices"))
+            {
+                return;
+            }
+            var bits = new List<long>();
+            foreach (JsonElement bit in value.EnumerateArray())
+            {
+                if (bit.ValueKind != JsonValueKind.Number || !bit.TryGetInt64(out long index) || index < 0)
+                {
+                    Defer(new WireError("frame.field-type", $"{field}: {bit.GetRawText()} is not a bit index"));
+                    return;
+                }
+                WireError.Check(index <= MaxFeatureBit, "unrepresentable", $"{field}: bit {index} beyond {MaxFeatureBit}");
+                bits.Add(index);
+            }
+            values.WriteStartObject();
+            values.WriteString("type", "bin");
+            Fields.WriteHex(values, JsonEncodedText.Encode("hex"), FeatureBin(bits));
+            values.WriteEndObject();
+        }
+
+        public void Extensions(string field) => Pairs(field, Field(field));
+
+        /// <summary>Count + pairs: key str, then the value as given (any typed value).</summary>
+        void Pairs(string field, JsonElement pairs)
+        {
+            if (!IsArray(field, pairs, "an array of [key, value] pairs"))
+            {
+                return;
+            }
+            Count(pairs.GetArrayLength());
+            foreach (JsonElement pair in pairs.EnumerateArray())
+            {
+                if (pair.ValueKind != JsonValueKind.Array || pair.GetArrayLength() != 2 || pair[0].ValueKind != JsonValueKind.String
+                    || TypeOf(pair[1]) is null)
+                {
+                    Defer(new WireError("frame.field-type", $"{field}: {pair.GetRawText()} is not a [str key, typed value] pair"));
+                    return;
+                }
+                values.WriteStartObject();
+                values.WriteString("type", "str");
+                values.WriteString("value", pair[0].GetString());
+                values.WriteEndObject();
+                pair[1].WriteTo(values);
+            }
+        }
+
+        public void UuidList(string field)
+        {
+            JsonElement list = Field(field);
+            if (!IsArray(field, list, "an array of uuids"))
+            {
+                return;
+            }
+            Count(list.GetArrayLength());
+            foreach (JsonElement uuid in list.EnumerateArray())
+            {
+                Append(field, uuid, "uuid");
+            }
+        }
+
+        static readonly string[] ErrorMembers = ["trace_id", "code", "class_name", "message", "stack_trace", "extensions"];
+
+        public void Error(string field) => ErrorObject(field, Field(field));
+
+        void ErrorObject(string field, JsonElement error)
+        {
+            if (error.ValueKind != JsonValueKind.Object)
+            {
+                Defer(FieldType(field, "the error object", error));
+                return;
+            }
+            foreach (JsonProperty member in error.EnumerateObject())
+            {
+                WireError.Check(ErrorMembers.Contains(member.Name), "frame.fields", $"{field}: unknown member {member.Name}");
+            }
+            foreach (string member in ErrorMembers)
+            {
+                WireError.Check(error.TryGetProperty(member, out _), "frame.fields", $"{field}: member {member} missing");
+            }
+            Append($"{field}.trace_id", error.GetProperty("trace_id"), "uuid");
+            Append($"{field}.code", error.GetProperty("code"), "int");
+            Append($"{field}.class_name", error.GetProperty("class_name"), "str");
+            Append($"{field}.message", error.GetProperty("message"), "str", nullable: true);
+            Append($"{field}.stack_trace", error.GetProperty("stack_trace"), "str", nullable: true);
+            JsonElement extensions = error.GetProperty("extensions");
+            if (IsNil(extensions))
+            {
+                extensions.WriteTo(values);
+            }
+            else
+            {
+                Pairs($"{field}.extensions", extensions);
+            }
+        }
+
+        /// <summary>Typed nil (true: the success fields follow) or the error object (false: the message ends).</summary>
+        public bool NilOrError(string field)
+        {
+            JsonElement value = Field(field);
+            if (IsNil(value))
+            {
+                value.WriteTo(values);
+                return true;
+            }
+            ErrorObject(field, value);
+            return false;
+        }
+
+        public void Payload(string field)
+        {
+            JsonElement payload = Field(field);
+            if (IsArray(field, payload, "an array of typed values"))
+            {
+                foreach (JsonElement value in payload.EnumerateArray())
+                {
+                    value.WriteTo(values);
+                }
+            }
+        }
+
+        /// <summary>Every field given was used (else frame.fields), then the first wrong type, if any.</summary>
+        public void End(string kind)
+        {
+            foreach (JsonProperty field in fields.EnumerateObject())
+            {
+                WireError.Check(used.Contains(field.Name), "frame.fields", $"field {field.Name} is not part of this {kind}");
+            }
+            if (wrongType is not null)
+            {
+                throw wrongType;
+            }
+        }
+    }
+}
