@@ -6,6 +6,7 @@ using System.Globalization;
 using System.Linq;
 using System.Numerics;
 using System.Text.Json;
+using MessagePack;
 
 namespace IgniteRunner;
 
@@ -13,12 +14,21 @@ namespace IgniteRunner;
 /// The frame layer (FRAMES.md, issue 29): one frame = [IGNI magic for the handshakes] + 4-byte big-endian signed
 /// length + that many bytes of MessagePack values laid out by the message kind. Every value goes through
 /// <see cref="Codec"/>: a frame's bytes are decoded to a list of typed values which <see cref="FieldReader"/> walks,
-/// and <see cref="FieldWriter"/> builds the list of typed values that Codec encodes. Each kind is one read and one
-/// write function, mirror images, over those two cursors. Nothing is allocated by a declared length or count.
+/// and <see cref="FieldWriter"/> takes the request's typed values field by field in wire order and has the codec
+/// write each. Each kind is one read and one write function, mirror images, over those two cursors. Nothing is
+/// allocated by a declared length or count. Encode checks follow generator/frames.py (the corpus's judge of
+/// encode-reject vectors): feature names, then the fields the layout calls for, then each field in wire order.
 /// </summary>
-sealed class Frames(Codec codec)
+sealed class Frames(Codec codec, JsonElement registry)
 {
     public const string Format = "frame";
+    /// <summary>Frames are always read and written in era 3.0 (UUIDs: ext 3, little-endian halves).</summary>
+    const string Era = "3.0";
+
+    /// <summary>The feature names a connection can negotiate (registry frames.features[].name).</summary>
+    readonly HashSet<string> featureNames = registry.TryGetProperty("frames", out JsonElement frames)
+        ? [.. frames.GetProperty("features").EnumerateArray().Select(f => f.GetProperty("name").GetString()!)]
+        : [];
 
     /// <summary>"IGNI": the handshake messages start with it, both ways.</summary>
     static readonly byte[] Magic = "IGNI"u8.ToArray();
@@ -242,31 +252,25 @@ sealed class Frames(Codec codec)
 
     // ---------------------------------------------------------------- encode
 
-    readonly ArrayBufferWriter<byte> typed = new(1 << 12);   // the list of typed values, as JSON
-    readonly ArrayBufferWriter<byte> packed = new(1 << 12);  // their MessagePack
+    readonly ArrayBufferWriter<byte> packed = new(1 << 12);   // the message's MessagePack, reused
 
     /// <summary>
-    /// The frame of <paramref name="fields"/>: checked against the layout (frame.fields, then frame.field-type), the
-    /// values encoded by the codec, prefixed with the length (and the magic).
+    /// The frame of <paramref name="fields"/>, checked in the generator's order: feature names, the fields the
+    /// flags / error / features call for (frame.fields; a deciding field of the wrong type is frame.field-type at
+    /// once), then each field in wire order: its type (frame.field-type) and its value, encoded by the codec. The
+    /// length (and the magic) go in front.
     /// </summary>
     public byte[] Encode(string kind, JsonElement fields, IReadOnlySet<string> features)
     {
         Kind k = KindOf(kind);
         WireError.Check(fields.ValueKind == JsonValueKind.Object, "frame.fields", $"fields of {kind} is not an object");
-        typed.ResetWrittenCount();
-        using (var json = new Utf8JsonWriter(typed))
-        {
-            json.WriteStartArray();
-            var writer = new FieldWriter(fields, json);
-            k.Write(writer, features);
-            writer.End(kind);
-            json.WriteEndArray();
-        }
+        string[] unknown = [.. features.Where(name => !featureNames.Contains(name)).Order(StringComparer.Ordinal)];
+        WireError.Check(unknown.Length == 0, "frame.fields", $"unknown feature names {string.Join(", ", unknown)}");
+        var plan = new FieldWriter(codec, fields, null);
+        k.Write(plan, features);
+        plan.CheckNames(kind);
         packed.ResetWrittenCount();
-        using (JsonDocument values = JsonDocument.Parse(typed.WrittenMemory))
-        {
-            codec.Encode(values.RootElement, packed);
-        }
+        k.Write(new FieldWriter(codec, fields, packed), features);
         ReadOnlySpan<byte> payload = packed.WrittenSpan;
         int head = k.HasMagic ? Magic.Length : 0;
         byte[] frame = new byte[head + 4 + payload.Length];
@@ -409,7 +413,7 @@ sealed class Frames(Codec codec)
             w.Int("query_modifiers");
         }
         w.Value("statement", "str");
-        if (!w.NilOr("arguments_count", "int"))
+        if (!w.NilOr("arguments_count"))
         {
             w.Value("arguments_tuple", "bin");
         }
@@ -433,7 +437,9 @@ sealed class Frames(Codec codec)
         BigInteger.Parse(typedInt.GetProperty("value").GetString()!, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture);
 
     static WireError FieldType(string field, string expected, JsonElement got) =>
-        new("frame.field-type", $"{field}: expected {expected}, got {TypeOf(got) ?? got.ValueKind.ToString()}");
+        new("frame.field-type", $"{field}: expected {expected}, got {Describe(got)}");
+
+    static string Describe(JsonElement value) => TypeOf(value) is string type ? $"a typed {type}" : value.ValueKind.ToString();
 
     /// <summary>Feature bit i = byte i/8, bit i%8 (least significant first), as java.util.BitSet.toByteArray.</summary>
     static IEnumerable<long> FeatureBits(ReadOnlyMemory<byte> bin)
@@ -604,174 +610,206 @@ sealed class Frames(Codec codec)
     }
 
     /// <summary>
-    /// The mirror image: takes each field from the request's fields object in layout order and appends its typed
-    /// values to one JSON array for the codec. A missing field is frame.fields at once; a field of the wrong type is
-    /// reported after the walk, once no field is missing or left over (frame.fields comes first).
+    /// The mirror image of <see cref="FieldReader"/>, run twice over the request's fields object. First as a plan
+    /// (<c>output</c> null): it only notes which fields the layout calls for, checking at once the fields the rest
+    /// depends on (flags, arguments_count: missing is frame.fields, wrong type frame.field-type), so that
+    /// <see cref="CheckNames"/> can refuse a missing or extra field. Then for real: each field in wire order, its
+    /// type checked and its values encoded by the codec, so a wrong type or a value the codec refuses is reported
+    /// in wire order.
     /// </summary>
-    sealed class FieldWriter(JsonElement fields, Utf8JsonWriter values)
+    sealed class FieldWriter(Codec codec, JsonElement fields, IBufferWriter<byte>? output)
     {
-        readonly HashSet<string> used = [];
-        WireError? wrongType;
+        readonly List<string> wanted = [];
 
-        JsonElement Field(string field)
+        bool Planning => output is null;
+
+        /// <summary>The field's value; null while planning (nothing is read then) or when it is missing.</summary>
+        JsonElement? Field(string field)
         {
-            WireError.Check(fields.TryGetProperty(field, out JsonElement value), "frame.fields", $"field {field} missing");
-            used.Add(field);
+            if (Planning)
+            {
+                wanted.Add(field);
+                return null;
+            }
+            return fields.GetProperty(field);   // CheckNames has seen every wanted field present
+        }
+
+        /// <summary>A field the layout depends on: missing is frame.fields, a type other than int (or nil) frame.field-type.</summary>
+        JsonElement Deciding(string field, bool nullable)
+        {
+            if (Planning)
+            {
+                wanted.Add(field);
+            }
+            WireError.Check(fields.TryGetProperty(field, out JsonElement value), "frame.fields", $"field {field} missing (other fields depend on it)");
+            string? got = TypeOf(value);
+            WireError.Check(got == "int" || nullable && got == "nil", "frame.field-type", $"{field}: expected int{(nullable ? "?" : "")}, got {Describe(value)}");
             return value;
         }
 
-        void Defer(WireError error) => wrongType ??= error;
-
-        /// <summary>Appends <paramref name="value"/> when it is of <paramref name="type"/> (or nil when nullable).</summary>
-        bool Append(string field, JsonElement value, string type, bool nullable = false)
+        public void CheckNames(string kind)
         {
-            string? got = TypeOf(value);
-            if (got == type || nullable && got == "nil")
-            {
-                value.WriteTo(values);
-                return true;
-            }
-            Defer(FieldType(field, nullable ? type + "?" : type, value));
-            return false;
+            string[] missing = [.. wanted.Where(name => !fields.TryGetProperty(name, out _))];
+            string[] extra = [.. fields.EnumerateObject().Select(f => f.Name).Where(name => !wanted.Contains(name)).Order(StringComparer.Ordinal)];
+            WireError.Check(missing.Length == 0, "frame.fields", $"{kind}: missing {string.Join(", ", missing)}");
+            WireError.Check(extra.Length == 0, "frame.fields",
+                $"{kind}: not in this message (unknown, or ruled out by the flags, error or features): {string.Join(", ", extra)}");
         }
 
-        public void Value(string field, string type, bool nullable = false) => Append(field, Field(field), type, nullable);
+        /// <summary>One value through the codec.</summary>
+        void Put(JsonElement value)
+        {
+            var writer = new MessagePackWriter(output!);
+            codec.Write(ref writer, value);
+            writer.Flush();
+        }
+
+        void PutCount(int n)
+        {
+            var writer = new MessagePackWriter(output!);
+            writer.Write(n);   // the codec's int writer: the shortest form
+            writer.Flush();
+        }
+
+        /// <summary>A value of field type <paramref name="type"/> (int, bool, str, bin, uuid, bitmask; era 3.0), or nil when nullable.</summary>
+        void Scalar(string field, JsonElement value, string type, bool nullable = false)
+        {
+            string? got = TypeOf(value);
+            if (!(nullable && got == "nil"))
+            {
+                WireError.Check(got == type && (type is not ("uuid" or "bitmask") || EraOf(value) == Era), "frame.field-type",
+                    $"{field}: expected {type}{(nullable ? "?" : "")}, got {Describe(value)}");
+                if (type == "int")
+                {
+                    BigInteger n = IntOf(value);
+                    WireError.Check(n >= long.MinValue && n <= long.MaxValue, "unrepresentable", $"{field}: {n} outside int64");
+                }
+            }
+            Put(value);
+        }
+
+        static string? EraOf(JsonElement value) =>
+            value.TryGetProperty("era", out JsonElement era) && era.ValueKind == JsonValueKind.String ? era.GetString() : null;
+
+        public void Value(string field, string type, bool nullable = false)
+        {
+            if (Field(field) is JsonElement value)
+            {
+                Scalar(field, value, type, nullable);
+            }
+        }
 
         public void Int(string field) => Value(field, "int");
 
-        /// <summary>A field the rest of the layout depends on: its type is checked at once.</summary>
+        /// <summary>The flags: checked even while planning, since the layout depends on them.</summary>
         public BigInteger Flags(string field)
         {
-            JsonElement value = Field(field);
-            if (TypeOf(value) != "int")
+            JsonElement value = Deciding(field, nullable: false);
+            if (!Planning)
             {
-                throw FieldType(field, "int", value);
+                Scalar(field, value, "int");
             }
-            value.WriteTo(values);
             return IntOf(value);
         }
 
-        /// <summary>A nullable field that decides whether others follow: true when it is nil.</summary>
-        public bool NilOr(string field, string type)
+        /// <summary>A nullable int that decides whether a field follows: true when it is nil.</summary>
+        public bool NilOr(string field)
         {
-            JsonElement value = Field(field);
-            string? got = TypeOf(value);
-            WireError.Check(got == type || got == "nil", "frame.field-type", $"{field}: expected {type}?, got {got ?? value.ValueKind.ToString()}");
-            value.WriteTo(values);
-            return got == "nil";
-        }
-
-        void Count(long n)
-        {
-            values.WriteStartObject();
-            values.WriteString("type", "int");
-            values.WriteString("value", n.ToString(CultureInfo.InvariantCulture));
-            values.WriteEndObject();
-        }
-
-        /// <summary>A JSON array, else a deferred frame.field-type; the caller skips the field then.</summary>
-        bool IsArray(string field, JsonElement value, string what)
-        {
-            if (value.ValueKind == JsonValueKind.Array)
+            JsonElement value = Deciding(field, nullable: true);
+            if (!Planning)
             {
-                return true;
+                Scalar(field, value, "int", nullable: true);
             }
-            Defer(new WireError("frame.field-type", $"{field}: expected {what}, got {value.ValueKind}"));
-            return false;
+            return IsNil(value);
         }
 
         public void Features(string field)
         {
-            JsonElement value = Field(field);
-            if (!IsArray(field, value, "an array of feature bit indices"))
+            if (Field(field) is not JsonElement value)
             {
                 return;
             }
             var bits = new List<long>();
-            foreach (JsonElement bit in value.EnumerateArray())
+            bool ok = value.ValueKind == JsonValueKind.Array;
+            for (JsonElement.ArrayEnumerator each = ok ? value.EnumerateArray() : default; ok && each.MoveNext();)
             {
-                if (bit.ValueKind != JsonValueKind.Number || !bit.TryGetInt64(out long index) || index < 0)
-                {
-                    Defer(new WireError("frame.field-type", $"{field}: {bit.GetRawText()} is not a bit index"));
-                    return;
-                }
-                WireError.Check(index <= MaxFeatureBit, "unrepresentable", $"{field}: bit {index} beyond {MaxFeatureBit}");
+                JsonElement bit = each.Current;
+                long index = bit.ValueKind == JsonValueKind.Number && bit.TryGetInt64(out long n) ? n : -1;
+                ok = index >= 0 && (bits.Count == 0 || index > bits[^1]);
                 bits.Add(index);
             }
-            values.WriteStartObject();
-            values.WriteString("type", "bin");
-            Fields.WriteHex(values, JsonEncodedText.Encode("hex"), FeatureBin(bits));
-            values.WriteEndObject();
+            WireError.Check(ok, "frame.field-type", $"{field}: expected ascending feature bit indices, got {value.GetRawText()}");
+            WireError.Check(bits.Count == 0 || bits[^1] <= MaxFeatureBit, "unrepresentable", $"{field}: bit {bits.LastOrDefault()} beyond {MaxFeatureBit}");
+            var writer = new MessagePackWriter(output!);
+            writer.Write(FeatureBin(bits));   // the codec's bin writer: c4/c5/c6
+            writer.Flush();
         }
 
-        public void Extensions(string field) => Pairs(field, Field(field));
+        public void Extensions(string field)
+        {
+            if (Field(field) is JsonElement pairs)
+            {
+                Pairs(field, pairs);
+            }
+        }
 
         /// <summary>Count + pairs: key str, then the value as given (any typed value).</summary>
         void Pairs(string field, JsonElement pairs)
         {
-            if (!IsArray(field, pairs, "an array of [key, value] pairs"))
-            {
-                return;
-            }
-            Count(pairs.GetArrayLength());
+            WireError.Check(pairs.ValueKind == JsonValueKind.Array && pairs.EnumerateArray().All(pair =>
+                    pair.ValueKind == JsonValueKind.Array && pair.GetArrayLength() == 2 && pair[0].ValueKind == JsonValueKind.String),
+                "frame.field-type", $"{field}: expected [key, typed value] pairs, got {Describe(pairs)}");
+            PutCount(pairs.GetArrayLength());
             foreach (JsonElement pair in pairs.EnumerateArray())
             {
-                if (pair.ValueKind != JsonValueKind.Array || pair.GetArrayLength() != 2 || pair[0].ValueKind != JsonValueKind.String
-                    || TypeOf(pair[1]) is null)
-                {
-                    Defer(new WireError("frame.field-type", $"{field}: {pair.GetRawText()} is not a [str key, typed value] pair"));
-                    return;
-                }
-                values.WriteStartObject();
-                values.WriteString("type", "str");
-                values.WriteString("value", pair[0].GetString());
-                values.WriteEndObject();
-                pair[1].WriteTo(values);
+                var writer = new MessagePackWriter(output!);
+                writer.WriteString(Codec.StrictUtf8Bytes(pair[0].GetString()!));
+                writer.Flush();
+                Put(pair[1]);
             }
         }
 
         public void UuidList(string field)
         {
-            JsonElement list = Field(field);
-            if (!IsArray(field, list, "an array of uuids"))
+            if (Field(field) is not JsonElement list)
             {
                 return;
             }
-            Count(list.GetArrayLength());
+            WireError.Check(list.ValueKind == JsonValueKind.Array, "frame.field-type", $"{field}: expected an array of uuids, got {Describe(list)}");
+            PutCount(list.GetArrayLength());
+            int i = 0;
             foreach (JsonElement uuid in list.EnumerateArray())
             {
-                Append(field, uuid, "uuid");
+                Scalar($"{field}[{i++}]", uuid, "uuid");
             }
         }
 
         static readonly string[] ErrorMembers = ["trace_id", "code", "class_name", "message", "stack_trace", "extensions"];
 
-        public void Error(string field) => ErrorObject(field, Field(field));
+        public void Error(string field)
+        {
+            if (Field(field) is JsonElement error)
+            {
+                ErrorObject(field, error);
+            }
+        }
 
+        /// <summary>The six members in order: exactly those (frame.fields), each of its type.</summary>
         void ErrorObject(string field, JsonElement error)
         {
-            if (error.ValueKind != JsonValueKind.Object)
-            {
-                Defer(FieldType(field, "the error object", error));
-                return;
-            }
-            foreach (JsonProperty member in error.EnumerateObject())
-            {
-                WireError.Check(ErrorMembers.Contains(member.Name), "frame.fields", $"{field}: unknown member {member.Name}");
-            }
-            foreach (string member in ErrorMembers)
-            {
-                WireError.Check(error.TryGetProperty(member, out _), "frame.fields", $"{field}: member {member} missing");
-            }
-            Append($"{field}.trace_id", error.GetProperty("trace_id"), "uuid");
-            Append($"{field}.code", error.GetProperty("code"), "int");
-            Append($"{field}.class_name", error.GetProperty("class_name"), "str");
-            Append($"{field}.message", error.GetProperty("message"), "str", nullable: true);
-            Append($"{field}.stack_trace", error.GetProperty("stack_trace"), "str", nullable: true);
+            WireError.Check(error.ValueKind == JsonValueKind.Object, "frame.field-type", $"{field}: expected an error object, got {Describe(error)}");
+            string[] names = [.. error.EnumerateObject().Select(m => m.Name).Order(StringComparer.Ordinal)];
+            WireError.Check(names.SequenceEqual(ErrorMembers.Order(StringComparer.Ordinal)), "frame.fields",
+                $"{field}: must have exactly the members [{string.Join(", ", ErrorMembers)}], has [{string.Join(", ", names)}]");
+            Scalar($"{field}.trace_id", error.GetProperty("trace_id"), "uuid");
+            Scalar($"{field}.code", error.GetProperty("code"), "int");
+            Scalar($"{field}.class_name", error.GetProperty("class_name"), "str");
+            Scalar($"{field}.message", error.GetProperty("message"), "str", nullable: true);
+            Scalar($"{field}.stack_trace", error.GetProperty("stack_trace"), "str", nullable: true);
             JsonElement extensions = error.GetProperty("extensions");
             if (IsNil(extensions))
             {
-                extensions.WriteTo(values);
+                Put(extensions);
             }
             else
             {
@@ -782,10 +820,15 @@ sealed class Frames(Codec codec)
         /// <summary>Typed nil (true: the success fields follow) or the error object (false: the message ends).</summary>
         public bool NilOrError(string field)
         {
-            JsonElement value = Field(field);
+            if (Planning)
+            {
+                wanted.Add(field);
+                return fields.TryGetProperty(field, out JsonElement given) && IsNil(given);
+            }
+            JsonElement value = fields.GetProperty(field);
             if (IsNil(value))
             {
-                value.WriteTo(values);
+                Put(value);
                 return true;
             }
             ErrorObject(field, value);
@@ -794,26 +837,14 @@ sealed class Frames(Codec codec)
 
         public void Payload(string field)
         {
-            JsonElement payload = Field(field);
-            if (IsArray(field, payload, "an array of typed values"))
+            if (Field(field) is not JsonElement payload)
             {
-                foreach (JsonElement value in payload.EnumerateArray())
-                {
-                    value.WriteTo(values);
-                }
+                return;
             }
-        }
-
-        /// <summary>Every field given was used (else frame.fields), then the first wrong type, if any.</summary>
-        public void End(string kind)
-        {
-            foreach (JsonProperty field in fields.EnumerateObject())
+            WireError.Check(payload.ValueKind == JsonValueKind.Array, "frame.field-type", $"{field}: expected an array of typed values, got {Describe(payload)}");
+            foreach (JsonElement value in payload.EnumerateArray())
             {
-                WireError.Check(used.Contains(field.Name), "frame.fields", $"field {field.Name} is not part of this {kind}");
-            }
-            if (wrongType is not null)
-            {
-                throw wrongType;
+                Put(value);
             }
         }
     }

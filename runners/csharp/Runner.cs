@@ -51,13 +51,15 @@ static partial class Runner
     static int Serve(string registryPath)
     {
         IgniteExt ignite;
+        Codec codec;
+        Frames frames;
         using (JsonDocument registry = JsonDocument.Parse(File.ReadAllBytes(registryPath)))
         {
             ignite = new IgniteExt(registry.RootElement);
+            codec = new Codec(ignite);
+            frames = new Frames(codec, registry.RootElement);
         }
-        var codec = new Codec(ignite);
         var tuples = new BinaryTuple(codec, ignite);
-        var frames = new Frames(codec);
         var input = new StdinLines(Console.OpenStandardInput());
         using Stream stdout = new BufferedStream(Console.OpenStandardOutput(), 1 << 16);
         // The writer fills a buffer (its Flush on a Stream would flush the stream too); Respond copies it out.
