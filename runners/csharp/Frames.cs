@@ -15,9 +15,10 @@ namespace IgniteRunner;
 /// length + that many bytes of MessagePack values laid out by the message kind. Every value goes through
 /// <see cref="Codec"/>: a frame's bytes are decoded to a list of typed values which <see cref="FieldReader"/> walks,
 /// and <see cref="FieldWriter"/> takes the request's typed values field by field in wire order and has the codec
-/// write each. Each kind is one read and one write function, mirror images, over those two cursors. Nothing is
-/// allocated by a declared length or count. Encode checks follow generator/frames.py (the corpus's judge of
-/// encode-reject vectors): feature names, then the fields the layout calls for, then each field in wire order.
+/// write each. Each kind is one layout function (section 3's table as code) that both cursors walk, so reading and
+/// writing cannot drift apart. Nothing is allocated by a declared length or count. Encode checks follow
+/// generator/frames.py (the corpus's judge of encode-reject vectors): feature names, then the fields the layout
+/// calls for, then each field in wire order.
 /// </summary>
 sealed class Frames(Codec codec, JsonElement registry)
 {
@@ -49,22 +50,44 @@ sealed class Frames(Codec codec, JsonElement registry)
     /// <summary>Highest feature bit index an encoder writes: the bin stays within a .NET array.</summary>
     static readonly long MaxFeatureBit = 8L * (Array.MaxLength - 16) - 1;
 
-    delegate void Read(FieldReader r, IReadOnlySet<string> features);
-    delegate void Write(FieldWriter w, IReadOnlySet<string> features);
+    /// <summary>
+    /// What a layout does with a field, one method per field type; <see cref="FieldReader"/> takes each from the
+    /// decoded values, <see cref="FieldWriter"/> from the request's fields. The fields the layout depends on come
+    /// back as values.
+    /// </summary>
+    interface ICursor
+    {
+        void Value(string field, string type, bool nullable = false);
+        void Int(string field);
+        /// <summary>An int the fields after it depend on (the flags).</summary>
+        BigInteger Flags(string field);
+        /// <summary>An int? that decides whether a field follows: true when nil.</summary>
+        bool NilOr(string field);
+        void Features(string field);
+        void Extensions(string field);
+        void UuidList(string field);
+        void Error(string field);
+        /// <summary>nil (true: the success fields follow) or the error object (false: the message ends).</summary>
+        bool NilOrError(string field);
+        void Payload(string field);
+    }
 
-    sealed record Kind(bool HasMagic, Read Read, Write Write);
+    /// <summary>A message kind: its fields in wire order, walked the same way to read and to write.</summary>
+    delegate void Layout(ICursor c, IReadOnlySet<string> features);
+
+    sealed record Kind(bool HasMagic, Layout Layout);
 
     static readonly Dictionary<string, Kind> Kinds = new()
     {
-        ["handshake-request"] = new(true, ReadHandshakeRequest, WriteHandshakeRequest),
-        ["handshake-response"] = new(true, ReadHandshakeResponse, WriteHandshakeResponse),
-        ["request"] = new(false, ReadRequest, WriteRequest),
-        ["response"] = new(false, ReadResponse, WriteResponse),
-        ["server-op-response"] = new(false, ReadServerOpResponse, WriteServerOpResponse),
-        ["tuple-request"] = new(false, ReadTupleRequest, WriteTupleRequest),
-        ["tuple-upsert-response"] = new(false, ReadTupleUpsertResponse, WriteTupleUpsertResponse),
-        ["tuple-get-response"] = new(false, ReadTupleGetResponse, WriteTupleGetResponse),
-        ["sql-execute-request"] = new(false, ReadSqlExecuteRequest, WriteSqlExecuteRequest),
+        ["handshake-request"] = new(true, HandshakeRequest),
+        ["handshake-response"] = new(true, HandshakeResponse),
+        ["request"] = new(false, Request),
+        ["response"] = new(false, Response),
+        ["server-op-response"] = new(false, ServerOpResponse),
+        ["tuple-request"] = new(false, TupleRequest),
+        ["tuple-upsert-response"] = new(false, TupleUpsertResponse),
+        ["tuple-get-response"] = new(false, TupleGetResponse),
+        ["sql-execute-request"] = new(false, SqlExecuteRequest),
     };
 
     static Kind KindOf(string kind) =>
@@ -97,157 +120,12 @@ sealed class Frames(Codec codec, JsonElement registry)
         {
             output.WriteStartObject();
             var reader = new FieldReader(values.RootElement, output);
-            k.Read(reader, features);
+            k.Layout(reader, features);
             reader.End(kind);
             output.WriteEndObject();
         }
         at += length;
         WireError.Check(at == bytes.Length, "frame.trailing", $"{bytes.Length - at} bytes after the {length}-byte frame");
-    }
-
-    static void ReadHandshakeRequest(FieldReader r, IReadOnlySet<string> features)
-    {
-        r.Int("version_major");
-        r.Int("version_minor");
-        r.Int("version_patch");
-        r.Int("client_code");
-        r.Features("features");
-        r.Extensions("extensions");
-    }
-
-    static void ReadHandshakeResponse(FieldReader r, IReadOnlySet<string> features)
-    {
-        r.Int("version_major");
-        r.Int("version_minor");
-        r.Int("version_patch");
-        if (!r.NilOrError("error"))
-        {
-            return;   // a failed handshake ends with its error
-        }
-        r.Int("idle_timeout");
-        r.Value("node_id", "uuid");
-        r.Value("node_name", "str");
-        r.UuidList("cluster_ids");
-        r.Value("cluster_name", "str");
-        r.Int("observable_timestamp");
-        r.Int("product_major");
-        r.Int("product_minor");
-        r.Int("product_maintenance");
-        r.Value("product_patch", "int", nullable: true);
-        r.Value("product_pre_release", "str", nullable: true);
-        r.Features("features");
-        r.Extensions("extensions");
-    }
-
-    static void ReadRequest(FieldReader r, IReadOnlySet<string> features)
-    {
-        r.Int("op");
-        r.Int("request_id");
-        r.Payload("payload");
-    }
-
-    /// <summary>The response header; true when the message goes on (no error).</summary>
-    static bool ReadResponseHeader(FieldReader r, out BigInteger flags)
-    {
-        r.Int("request_id");
-        flags = r.Int("flags");
-        if ((flags & PartitionAssignment) != 0)
-        {
-            r.Int("partition_assignment_timestamp");
-        }
-        r.Int("observable_timestamp");
-        if ((flags & Error) != 0)
-        {
-            r.Error("error");
-            return false;
-        }
-        return true;
-    }
-
-    static void ReadResponse(FieldReader r, IReadOnlySet<string> features)
-    {
-        if (ReadResponseHeader(r, out BigInteger flags))
-        {
-            if ((flags & ServerOp) != 0)
-            {
-                r.Int("server_op");
-            }
-            r.Payload("payload");
-        }
-    }
-
-    static void ReadServerOpResponse(FieldReader r, IReadOnlySet<string> features)
-    {
-        r.Int("op");
-        r.Int("request_id");
-        if ((r.Int("flags") & ServerOpResponseError) != 0)
-        {
-            r.Error("error");
-        }
-        else
-        {
-            r.Payload("payload");
-        }
-    }
-
-    static void ReadTupleRequest(FieldReader r, IReadOnlySet<string> features)
-    {
-        r.Int("op");
-        r.Int("request_id");
-        r.Int("table_id");
-        r.Value("tx", "int", nullable: true);
-        r.Int("schema_version");
-        r.Value("no_value_set", "bitmask");
-        r.Value("tuple", "bin");
-    }
-
-    static void ReadTupleUpsertResponse(FieldReader r, IReadOnlySet<string> features)
-    {
-        if (ReadResponseHeader(r, out _))
-        {
-            r.Int("schema_version");
-        }
-    }
-
-    static void ReadTupleGetResponse(FieldReader r, IReadOnlySet<string> features)
-    {
-        if (ReadResponseHeader(r, out _))
-        {
-            r.Int("schema_version");
-            r.Value("tuple", "bin", nullable: true);
-        }
-    }
-
-    static void ReadSqlExecuteRequest(FieldReader r, IReadOnlySet<string> features)
-    {
-        r.Int("op");
-        r.Int("request_id");
-        if (features.Contains(SqlDirectTxMapping))
-        {
-            r.Value("direct_tx_mapping", "bool");
-        }
-        r.Value("tx", "int", nullable: true);
-        r.Value("schema", "str", nullable: true);
-        r.Value("page_size", "int", nullable: true);
-        r.Value("query_timeout", "int", nullable: true);
-        r.Value("idle_timeout", "int", nullable: true);
-        r.Value("time_zone", "str", nullable: true);
-        r.Int("property_count");
-        r.Value("properties", "bin");
-        if (features.Contains(SqlMultistatementSupport))
-        {
-            r.Int("query_modifiers");
-        }
-        r.Value("statement", "str");
-        if (!IsNil(r.Value("arguments_count", "int", nullable: true)))
-        {
-            r.Value("arguments_tuple", "bin");
-        }
-        r.Int("observable_timestamp");
-        if (features.Contains(SqlPartitionAwareness))
-        {
-            r.Value("partition_awareness", "bool");
-        }
     }
 
     // ---------------------------------------------------------------- encode
@@ -267,10 +145,10 @@ sealed class Frames(Codec codec, JsonElement registry)
         string[] unknown = [.. features.Where(name => !featureNames.Contains(name)).Order(StringComparer.Ordinal)];
         WireError.Check(unknown.Length == 0, "frame.fields", $"unknown feature names {string.Join(", ", unknown)}");
         var plan = new FieldWriter(codec, fields, null);
-        k.Write(plan, features);
+        k.Layout(plan, features);
         plan.CheckNames(kind);
         packed.ResetWrittenCount();
-        k.Write(new FieldWriter(codec, fields, packed), features);
+        k.Layout(new FieldWriter(codec, fields, packed), features);
         ReadOnlySpan<byte> payload = packed.WrittenSpan;
         int head = k.HasMagic ? Magic.Length : 0;
         byte[] frame = new byte[head + 4 + payload.Length];
@@ -280,147 +158,150 @@ sealed class Frames(Codec codec, JsonElement registry)
         return frame;
     }
 
-    static void WriteHandshakeRequest(FieldWriter w, IReadOnlySet<string> features)
+    // ---------------------------------------------------------------- layouts (FRAMES.md section 3)
+
+    static void HandshakeRequest(ICursor c, IReadOnlySet<string> features)
     {
-        w.Int("version_major");
-        w.Int("version_minor");
-        w.Int("version_patch");
-        w.Int("client_code");
-        w.Features("features");
-        w.Extensions("extensions");
+        c.Int("version_major");
+        c.Int("version_minor");
+        c.Int("version_patch");
+        c.Int("client_code");
+        c.Features("features");
+        c.Extensions("extensions");
     }
 
-    static void WriteHandshakeResponse(FieldWriter w, IReadOnlySet<string> features)
+    static void HandshakeResponse(ICursor c, IReadOnlySet<string> features)
     {
-        w.Int("version_major");
-        w.Int("version_minor");
-        w.Int("version_patch");
-        if (!w.NilOrError("error"))
+        c.Int("version_major");
+        c.Int("version_minor");
+        c.Int("version_patch");
+        if (!c.NilOrError("error"))
         {
-            return;
+            return;   // a failed handshake ends with its error
         }
-        w.Int("idle_timeout");
-        w.Value("node_id", "uuid");
-        w.Value("node_name", "str");
-        w.UuidList("cluster_ids");
-        w.Value("cluster_name", "str");
-        w.Int("observable_timestamp");
-        w.Int("product_major");
-        w.Int("product_minor");
-        w.Int("product_maintenance");
-        w.Value("product_patch", "int", nullable: true);
-        w.Value("product_pre_release", "str", nullable: true);
-        w.Features("features");
-        w.Extensions("extensions");
+        c.Int("idle_timeout");
+        c.Value("node_id", "uuid");
+        c.Value("node_name", "str");
+        c.UuidList("cluster_ids");
+        c.Value("cluster_name", "str");
+        c.Int("observable_timestamp");
+        c.Int("product_major");
+        c.Int("product_minor");
+        c.Int("product_maintenance");
+        c.Value("product_patch", "int", nullable: true);
+        c.Value("product_pre_release", "str", nullable: true);
+        c.Features("features");
+        c.Extensions("extensions");
     }
 
-    static void WriteRequest(FieldWriter w, IReadOnlySet<string> features)
+    static void Request(ICursor c, IReadOnlySet<string> features)
     {
-        w.Int("op");
-        w.Int("request_id");
-        w.Payload("payload");
+        c.Int("op");
+        c.Int("request_id");
+        c.Payload("payload");
     }
 
-    static bool WriteResponseHeader(FieldWriter w, out BigInteger flags)
+    /// <summary>The response header; true when the message goes on (no error).</summary>
+    static bool ResponseHeader(ICursor c, out BigInteger flags)
     {
-        w.Int("request_id");
-        flags = w.Flags("flags");
+        c.Int("request_id");
+        flags = c.Flags("flags");
         if ((flags & PartitionAssignment) != 0)
         {
-            w.Int("partition_assignment_timestamp");
+            c.Int("partition_assignment_timestamp");
         }
-        w.Int("observable_timestamp");
+        c.Int("observable_timestamp");
         if ((flags & Error) != 0)
         {
-            w.Error("error");
+            c.Error("error");
             return false;
         }
         return true;
     }
 
-    static void WriteResponse(FieldWriter w, IReadOnlySet<string> features)
+    static void Response(ICursor c, IReadOnlySet<string> features)
     {
-        if (WriteResponseHeader(w, out BigInteger flags))
+        if (ResponseHeader(c, out BigInteger flags))
         {
             if ((flags & ServerOp) != 0)
             {
-                w.Int("server_op");
+                c.Int("server_op");
             }
-            w.Payload("payload");
+            c.Payload("payload");
         }
     }
 
-    static void WriteServerOpResponse(FieldWriter w, IReadOnlySet<string> features)
+    static void ServerOpResponse(ICursor c, IReadOnlySet<string> features)
     {
-        w.Int("op");
-        w.Int("request_id");
-        if ((w.Flags("flags") & ServerOpResponseError) != 0)
+        c.Int("op");
+        c.Int("request_id");
+        if ((c.Flags("flags") & ServerOpResponseError) != 0)
         {
-            w.Error("error");
+            c.Error("error");
         }
         else
         {
-            w.Payload("payload");
+            c.Payload("payload");
         }
     }
 
-    static void WriteTupleRequest(FieldWriter w, IReadOnlySet<string> features)
+    static void TupleRequest(ICursor c, IReadOnlySet<string> features)
     {
-        w.Int("op");
-        w.Int("request_id");
-        w.Int("table_id");
-        w.Value("tx", "int", nullable: true);
-        w.Int("schema_version");
-        w.Value("no_value_set", "bitmask");
-        w.Value("tuple", "bin");
+        c.Int("op");
+        c.Int("request_id");
+        c.Int("table_id");
+        c.Value("tx", "int", nullable: true);
+        c.Int("schema_version");
+        c.Value("no_value_set", "bitmask");
+        c.Value("tuple", "bin");
     }
 
-    static void WriteTupleUpsertResponse(FieldWriter w, IReadOnlySet<string> features)
+    static void TupleUpsertResponse(ICursor c, IReadOnlySet<string> features)
     {
-        if (WriteResponseHeader(w, out _))
+        if (ResponseHeader(c, out _))
         {
-            w.Int("schema_version");
+            c.Int("schema_version");
         }
     }
 
-    static void WriteTupleGetResponse(FieldWriter w, IReadOnlySet<string> features)
+    static void TupleGetResponse(ICursor c, IReadOnlySet<string> features)
     {
-        if (WriteResponseHeader(w, out _))
+        if (ResponseHeader(c, out _))
         {
-            w.Int("schema_version");
-            w.Value("tuple", "bin", nullable: true);
+            c.Int("schema_version");
+            c.Value("tuple", "bin", nullable: true);
         }
     }
 
-    static void WriteSqlExecuteRequest(FieldWriter w, IReadOnlySet<string> features)
+    static void SqlExecuteRequest(ICursor c, IReadOnlySet<string> features)
     {
-        w.Int("op");
-        w.Int("request_id");
+        c.Int("op");
+        c.Int("request_id");
         if (features.Contains(SqlDirectTxMapping))
         {
-            w.Value("direct_tx_mapping", "bool");
+            c.Value("direct_tx_mapping", "bool");
         }
-        w.Value("tx", "int", nullable: true);
-        w.Value("schema", "str", nullable: true);
-        w.Value("page_size", "int", nullable: true);
-        w.Value("query_timeout", "int", nullable: true);
-        w.Value("idle_timeout", "int", nullable: true);
-        w.Value("time_zone", "str", nullable: true);
-        w.Int("property_count");
-        w.Value("properties", "bin");
+        c.Value("tx", "int", nullable: true);
+        c.Value("schema", "str", nullable: true);
+        c.Value("page_size", "int", nullable: true);
+        c.Value("query_timeout", "int", nullable: true);
+        c.Value("idle_timeout", "int", nullable: true);
+        c.Value("time_zone", "str", nullable: true);
+        c.Int("property_count");
+        c.Value("properties", "bin");
         if (features.Contains(SqlMultistatementSupport))
         {
-            w.Int("query_modifiers");
+            c.Int("query_modifiers");
         }
-        w.Value("statement", "str");
-        if (!w.NilOr("arguments_count"))
+        c.Value("statement", "str");
+        if (!c.NilOr("arguments_count"))
         {
-            w.Value("arguments_tuple", "bin");
+            c.Value("arguments_tuple", "bin");
         }
-        w.Int("observable_timestamp");
+        c.Int("observable_timestamp");
         if (features.Contains(SqlPartitionAwareness))
         {
-            w.Value("partition_awareness", "bool");
+            c.Value("partition_awareness", "bool");
         }
     }
 
@@ -468,7 +349,7 @@ sealed class Frames(Codec codec, JsonElement registry)
     }
 
     /// <summary>The decoded value list, walked field by field; each field is written to the answer as it is read.</summary>
-    sealed class FieldReader(JsonElement values, Utf8JsonWriter output)
+    sealed class FieldReader(JsonElement values, Utf8JsonWriter output) : ICursor
     {
         JsonElement.ArrayEnumerator next = values.EnumerateArray();
 
@@ -483,7 +364,8 @@ sealed class Frames(Codec codec, JsonElement registry)
             return got == type || nullable && got == "nil" ? value : throw FieldType(field, nullable ? type + "?" : type, value);
         }
 
-        public JsonElement Value(string field, string type, bool nullable = false)
+        /// <summary>The next value, checked, written to the answer as the field.</summary>
+        JsonElement Copy(string field, string type, bool nullable = false)
         {
             JsonElement value = Take(field, type, nullable);
             output.WritePropertyName(field);
@@ -491,7 +373,13 @@ sealed class Frames(Codec codec, JsonElement registry)
             return value;
         }
 
-        public BigInteger Int(string field) => IntOf(Value(field, "int"));
+        public void Value(string field, string type, bool nullable = false) => Copy(field, type, nullable);
+
+        public void Int(string field) => Copy(field, "int");
+
+        public BigInteger Flags(string field) => IntOf(Copy(field, "int"));
+
+        public bool NilOr(string field) => IsNil(Copy(field, "int", nullable: true));
 
         /// <summary>A count: an int >= 0. A count larger than the values left runs the list out (malformed.truncated).</summary>
         BigInteger Count(string field)
@@ -554,8 +442,8 @@ sealed class Frames(Codec codec, JsonElement registry)
 
         void ErrorMembers(string field)
         {
-            Value("trace_id", "uuid");
-            Value("code", "int");
+            Copy("trace_id", "uuid");
+            Copy("code", "int");
             Value("class_name", "str");
             Value("message", "str", nullable: true);
             Value("stack_trace", "str", nullable: true);
@@ -581,7 +469,7 @@ sealed class Frames(Codec codec, JsonElement registry)
         {
             if (IsNil(Peek(field)))
             {
-                Value(field, "nil");
+                Copy(field, "nil");
                 return true;
             }
             Error(field);
@@ -617,7 +505,7 @@ sealed class Frames(Codec codec, JsonElement registry)
     /// type checked and its values encoded by the codec, so a wrong type or a value the codec refuses is reported
     /// in wire order.
     /// </summary>
-    sealed class FieldWriter(Codec codec, JsonElement fields, IBufferWriter<byte>? output)
+    sealed class FieldWriter(Codec codec, JsonElement fields, IBufferWriter<byte>? output) : ICursor
     {
         readonly List<string> wanted = [];
 
