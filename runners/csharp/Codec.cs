@@ -218,7 +218,16 @@ sealed class Codec(IgniteExt ignite)
     static int ContainerHeader(ref MessagePackReader reader, ReadOnlyMemory<byte> input, int depth, bool isMap)
     {
         WireError.Check(depth < MaxDepth, "limit.depth", $"nesting deeper than {MaxDepth}");
-        int count = isMap ? reader.ReadMapHeader() : reader.ReadArrayHeader();
+        // TryRead*Header, not Read*Header: the latter also reserves one byte per element summed over every enclosing
+        // container (ReserveMinimumChildBytes), so a deep count short of input was reported before an earlier defect
+        // inside the values (spec 7: the first defect in wire order); Need checks this container's count.
+        int count;
+        if (!(isMap ? reader.TryReadMapHeader(out count) : reader.TryReadArrayHeader(out count)))
+        {
+            throw WireError.Truncated($"{(isMap ? "map" : "array")} header cut short");
+        }
+        // A 32-bit count of 2^31 or more comes back negative (unchecked): more elements than any input can hold.
+        WireError.Check(count >= 0, "malformed.truncated", $"{(isMap ? "map" : "array")} declares {(uint)count} elements");
         Need(ref reader, input, count, isMap ? 2 : 1, isMap ? "map" : "array");   // an element takes >= 1 byte, an entry >= 2
         return count;
     }

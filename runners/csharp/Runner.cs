@@ -1,5 +1,6 @@
 using System;
 using System.Buffers;
+using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using System.Reflection;
@@ -50,11 +51,14 @@ static partial class Runner
     static int Serve(string registryPath)
     {
         IgniteExt ignite;
+        Codec codec;
+        Frames frames;
         using (JsonDocument registry = JsonDocument.Parse(File.ReadAllBytes(registryPath)))
         {
             ignite = new IgniteExt(registry.RootElement);
+            codec = new Codec(ignite);
+            frames = new Frames(codec, registry.RootElement);
         }
-        var codec = new Codec(ignite);
         var tuples = new BinaryTuple(codec, ignite);
         var input = new StdinLines(Console.OpenStandardInput());
         using Stream stdout = new BufferedStream(Console.OpenStandardOutput(), 1 << 16);
@@ -95,7 +99,7 @@ static partial class Runner
                 }
                 else
                 {
-                    Answer(codec, tuples, ignite, root, output, answer, packed);
+                    Answer(codec, tuples, frames, ignite, root, output, answer, packed);
                     EndLine(output, answer, stdout, input);
                 }
             }
@@ -169,21 +173,21 @@ static partial class Runner
             {
                 ["ops"] = new JsonArray("encode", "decode"),
                 ["eras"] = new JsonArray(ignite.SupportedEras.Select(era => (JsonNode?)era).ToArray()),
-                ["formats"] = new JsonArray(BinaryTuple.Formats.Prepend("msgpack").Select(f => (JsonNode?)f).ToArray()),
+                ["formats"] = new JsonArray(BinaryTuple.Formats.Prepend("msgpack").Append(Frames.Format).Select(f => (JsonNode?)f).ToArray()),
             },
         };
     }
 
     static readonly JsonEncodedText IdKey = JsonEncodedText.Encode("id"), HexKey = JsonEncodedText.Encode("hex"),
         ValuesKey = JsonEncodedText.Encode("values"), SkippedKey = JsonEncodedText.Encode("skipped"),
-        ErrorKey = JsonEncodedText.Encode("error");
+        ErrorKey = JsonEncodedText.Encode("error"), FieldsKey = JsonEncodedText.Encode("fields");
 
     /// <summary>
     /// An encode or decode request: a result, an error class, or 'skipped' when the runner itself failed. The answer
     /// is written straight to <paramref name="output"/>; on a failure what was written is dropped and the verdict
     /// written instead.
     /// </summary>
-    static void Answer(Codec codec, BinaryTuple tuples, IgniteExt ignite, JsonElement request, Utf8JsonWriter output,
+    static void Answer(Codec codec, BinaryTuple tuples, Frames frames, IgniteExt ignite, JsonElement request, Utf8JsonWriter output,
         ArrayBufferWriter<byte> answer, ArrayBufferWriter<byte> packed)
     {
         long id = 0;
@@ -201,7 +205,26 @@ static partial class Runner
             else
             {
                 string format = request.TryGetProperty("format", out _) ? Fields.Text(request, "format") : "msgpack";
-                if (format != "msgpack")   // Binary Tuple formats (spec 6.2)
+                if (format == Frames.Format)   // FRAMES.md: one frame of a message kind
+                {
+                    string kind = Fields.Text(request, "frame");
+                    HashSet<string> features = request.TryGetProperty("features", out _)
+                        ? [.. Fields.Array(request, "features").EnumerateArray().Select(f => f.GetString()!)] : [];
+                    if (cmd == "encode")
+                    {
+                        Fields.WriteHex(output, HexKey, frames.Encode(kind, request.GetProperty("fields"), features));
+                    }
+                    else if (cmd == "decode")
+                    {
+                        output.WritePropertyName(FieldsKey);
+                        frames.Decode(kind, Fields.HexView(request, "hex"), era, features, output);
+                    }
+                    else
+                    {
+                        output.WriteString(SkippedKey, $"unknown cmd '{cmd}'");
+                    }
+                }
+                else if (format != "msgpack")   // Binary Tuple formats (spec 6.2)
                 {
                     string[] columns = request.TryGetProperty("columns", out JsonElement cols)
                         ? [.. cols.EnumerateArray().Select(col => col.GetString()!)] : [];
