@@ -124,8 +124,7 @@ func encodeFrame(kind frameKind, rawFields json.RawMessage, features map[string]
 	if err := json.Unmarshal(rawFields, &fields); err != nil || fields == nil {
 		return nil, wireErr("frame.fields", "fields is not a JSON object")
 	}
-	w := &writer{fields: fields, used: map[string]bool{}, ruledOut: map[string]string{}, features: features, era: era}
-	w.enc = msgpack.NewEncoder(&w.body)
+	w := newWriter(fields, features, era, "", nil)
 	kind.write(w)
 	if err := w.finish(); err != nil {
 		return nil, err
@@ -353,21 +352,31 @@ func (c *cursor) responseHeader() int64 {
 
 // ---------------------------------------------------------------- writer: fields in layout order
 
-// writer appends the fields' typed values in layout order. A field missing or ruled out is frame.fields, which
-// wins over every other error (frame.field-type, unrepresentable, ...), so the walk goes on after both and
-// finish says which came first of each; a field whose value decides the layout (flags, error, arguments_count)
-// and cannot be read stops the walk (aborted).
+// writer appends the fields' typed values in layout order. A field missing, unknown or ruled out is
+// frame.fields, which wins over every other error of the object (frame.field-type, unrepresentable, ...), so the
+// walk goes on after both and finish says which came first of each. Flags of the wrong type cannot say which
+// fields the layout has: that error stops the walk and wins (layoutErr). The error object is a writer of its
+// own (prefix "error."), whose finish is one error of the enclosing walk at the error's place.
 type writer struct {
 	fields   map[string]json.RawMessage
 	used     map[string]bool
 	ruledOut map[string]string // field -> why the layout leaves it out
 	features map[string]bool
 	era      string
+	prefix   string // the enclosing field's name and a dot, for messages
 	body     bytes.Buffer
 	enc      *msgpack.Encoder
 
-	fieldsErr, err error
-	aborted        bool
+	layoutErr, fieldsErr, err error
+}
+
+func newWriter(fields map[string]json.RawMessage, features map[string]bool, era, prefix string, enc *msgpack.Encoder) *writer {
+	w := &writer{fields: fields, used: map[string]bool{}, ruledOut: map[string]string{}, features: features, era: era,
+		prefix: prefix, enc: enc}
+	if enc == nil {
+		w.enc = msgpack.NewEncoder(&w.body)
+	}
+	return w
 }
 
 func (w *writer) fieldsFail(format string, args ...any) {
@@ -388,13 +397,13 @@ func (w *writer) typeFail(format string, args ...any) {
 
 // raw is the field's JSON, marking it used; a missing field is frame.fields.
 func (w *writer) raw(name string) (json.RawMessage, bool) {
-	if w.aborted {
+	if w.layoutErr != nil {
 		return nil, false
 	}
 	w.used[name] = true
 	raw, ok := w.fields[name]
 	if !ok {
-		w.fieldsFail("field %s is missing", name)
+		w.fieldsFail("field %s%s is missing", w.prefix, name)
 	}
 	return raw, ok
 }
@@ -410,17 +419,23 @@ func (w *writer) when(cond bool, why string, names ...string) bool {
 }
 
 // typedValue reads raw as a typed value of type want (or nil when nullable).
-func (w *writer) typedValue(what string, raw json.RawMessage, want string, nullable bool) (*Value, bool) {
+func typedValue(what string, raw json.RawMessage, want string, nullable bool) (*Value, error) {
 	v := &Value{}
 	if err := json.Unmarshal(raw, v); err != nil || v.Type == "" {
-		w.typeFail("%s: not a typed value", what)
-		return nil, false
+		return nil, wireErr("frame.field-type", "%s: not a typed value", what)
 	}
 	if v.Type != want && !(nullable && v.Type == "nil") {
-		w.typeFail("%s: expected %s%s, got %s", what, want, map[bool]string{true: " or nil"}[nullable], v.Type)
-		return nil, false
+		return nil, wireErr("frame.field-type", "%s: expected %s%s, got %s", what, want, map[bool]string{true: " or nil"}[nullable], v.Type)
 	}
-	return v, true
+	return v, nil
+}
+
+// isNil reports whether raw is the typed value nil.
+func isNil(raw json.RawMessage) bool {
+	var probe struct {
+		Type *string `json:"type"`
+	}
+	return json.Unmarshal(raw, &probe) == nil && probe.Type != nil && *probe.Type == "nil"
 }
 
 // put encodes a typed value with codec.go (an Ignite type without an era is in the request's era).
@@ -447,8 +462,9 @@ func (w *writer) value(name, want string, nullable bool) *Value {
 	if !ok {
 		return nil
 	}
-	v, ok := w.typedValue(name, raw, want, nullable)
-	if !ok {
+	v, err := typedValue(w.prefix+name, raw, want, nullable)
+	if err != nil {
+		w.failWith(err)
 		return nil
 	}
 	w.put(v)
@@ -464,15 +480,18 @@ func (w *writer) ints(names ...string) {
 	}
 }
 
-// flags writes an int field whose value decides the layout; when it cannot be read the walk stops.
+// flags writes an int field whose value decides the layout; when it is of the wrong type the walk stops.
 func (w *writer) flags(name string) int64 {
-	v := w.value(name, "int", false)
-	if v == nil {
-		if _, given := w.fields[name]; given {
-			w.aborted = true
-		}
+	raw, ok := w.raw(name)
+	if !ok {
 		return 0
 	}
+	v, err := typedValue(w.prefix+name, raw, "int", false)
+	if err != nil {
+		w.layoutErr = err
+		return 0
+	}
+	w.put(v)
 	s, _ := v.text()
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return n
@@ -551,28 +570,15 @@ func (w *writer) extensions(name string) {
 	}
 }
 
-// typedNil writes raw when it is a typed value (an object with "type"), which must be nil: isTyped says whether
-// it was one, ok whether it was nil (else a type error).
-func (w *writer) typedNil(what string, raw json.RawMessage) (isTyped, ok bool) {
-	var probe struct {
-		Type *string `json:"type"`
-	}
-	if json.Unmarshal(raw, &probe) != nil || probe.Type == nil {
-		return false, false
-	}
-	if *probe.Type != "nil" {
-		w.typeFail("%s: expected nil, got %s", what, *probe.Type)
-		return true, false
-	}
-	w.put(&Value{Type: "nil"})
-	return true, true
-}
-
 // errorExtensions: typed nil, or the pairs.
 func (w *writer) errorExtensions(name string) {
 	raw, ok := w.raw(name)
-	if isTyped, _ := w.typedNil(name, raw); ok && !isTyped {
-		w.pairs(name, raw)
+	switch {
+	case !ok:
+	case isNil(raw):
+		w.put(&Value{Type: "nil"})
+	default:
+		w.pairs(w.prefix+name, raw)
 	}
 }
 
@@ -588,58 +594,46 @@ func (w *writer) uuidList(name string) {
 	}
 	w.putInt(len(items))
 	for i, item := range items {
-		if v, ok := w.typedValue(fmt.Sprintf("%s[%d]", name, i), item, "uuid", false); ok {
-			w.put(v)
+		v, err := typedValue(fmt.Sprintf("%s[%d]", name, i), item, "uuid", false)
+		if err != nil {
+			w.failWith(err)
+			return
 		}
+		w.put(v)
 	}
 }
 
-// inline makes the members of the object field name fields "name.member" of the writer (so that a missing or
-// unknown member is frame.fields like any field); false (and a type error) when raw is not an object.
-func (w *writer) inline(name string, raw json.RawMessage) bool {
-	var members map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &members); err != nil || members == nil {
-		w.typeFail("%s: not an error object", name)
-		return false
-	}
-	for member, value := range members {
-		w.fields[name+"."+member] = value
-	}
-	return true
-}
-
-// errorObject writes the six members of the error object (raw already taken).
-func (w *writer) errorObject(name string, raw json.RawMessage) {
-	if w.inline(name, raw) {
-		w.errorMembers(name)
-	}
-}
-
-func (w *writer) errorMembers(name string) {
-	w.field(name+".trace_id", "uuid")
-	w.field(name+".code", "int")
-	w.field(name+".class_name", "str")
-	w.nullableField(name+".message", "str")
-	w.nullableField(name+".stack_trace", "str")
-	w.errorExtensions(name + ".extensions")
-}
-
-// nullableErrorObject writes nil or the error object and reports whether it was nil; an unreadable error
-// stops the walk (the layout after it depends on it).
-func (w *writer) nullableErrorObject(name string) bool {
+// errorObject writes the error object, a JSON object of exactly six members (a typed value is not one): its
+// own walk, whose first error (its frame.fields first) is an error of this walk at this place.
+func (w *writer) errorObject(name string) {
 	raw, ok := w.raw(name)
 	if !ok {
+		return
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil || members == nil || members["type"] != nil {
+		w.typeFail("%s%s: not an error object", w.prefix, name)
+		return
+	}
+	e := newWriter(members, nil, w.era, w.prefix+name+".", w.enc)
+	e.field("trace_id", "uuid")
+	e.field("code", "int")
+	e.field("class_name", "str")
+	e.nullableField("message", "str")
+	e.nullableField("stack_trace", "str")
+	e.errorExtensions("extensions")
+	if err := e.finish(); err != nil {
+		w.failWith(err)
+	}
+}
+
+// nullableErrorObject writes nil or the error object and reports whether it was nil (a missing error is not).
+func (w *writer) nullableErrorObject(name string) bool {
+	if raw, ok := w.fields[name]; ok && isNil(raw) {
+		w.field(name, "nil")
 		return true
 	}
-	if isTyped, isNil := w.typedNil(name, raw); isTyped {
-		w.aborted = !isNil
-		return true
-	}
-	if !w.inline(name, raw) {
-		w.aborted = true
-		return false
-	}
-	w.errorMembers(name)
+	w.errorObject(name)
 	return false
 }
 
@@ -671,17 +665,18 @@ func (w *writer) responseHeader() int64 {
 	}
 	w.field("observable_timestamp", "int")
 	if w.when(flags&flagError != 0, "flags & 4 is clear", "error") {
-		if raw, ok := w.raw("error"); ok {
-			w.errorObject("error", raw)
-		}
+		w.errorObject("error")
 	}
 	return flags
 }
 
 // finish: frame.fields (a missing, unknown or ruled-out field, first in name order) before any other error.
 func (w *writer) finish() error {
-	if w.fieldsErr != nil || w.aborted {
-		return firstError(w.fieldsErr, w.err)
+	if w.layoutErr != nil {
+		return w.layoutErr
+	}
+	if w.fieldsErr != nil {
+		return w.fieldsErr
 	}
 	var unknown []string
 	for name := range w.fields {
@@ -692,20 +687,11 @@ func (w *writer) finish() error {
 	sort.Strings(unknown)
 	if len(unknown) > 0 {
 		if why, ok := w.ruledOut[unknown[0]]; ok {
-			return wireErr("frame.fields", "field %s is given but not in the layout: %s", unknown[0], why)
+			return wireErr("frame.fields", "field %s%s is given but not in the layout: %s", w.prefix, unknown[0], why)
 		}
-		return wireErr("frame.fields", "unknown field %s", unknown[0])
+		return wireErr("frame.fields", "unknown field %s%s", w.prefix, unknown[0])
 	}
 	return w.err
-}
-
-func firstError(errs ...error) error {
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // ---------------------------------------------------------------- the kinds (FRAMES.md section 3)
@@ -808,9 +794,7 @@ func writeServerOpResponse(w *writer) {
 	w.ints("op", "request_id")
 	failed := w.flags("flags")&serverOpResponseError != 0
 	if w.when(failed, "flags & 4 is clear", "error") {
-		if raw, ok := w.raw("error"); ok {
-			w.errorObject("error", raw)
-		}
+		w.errorObject("error")
 	}
 	if w.when(!failed, "flags & 4 is set", "payload") {
 		w.payload("payload")
@@ -904,12 +888,8 @@ func writeSQLExecuteRequest(w *writer) {
 		w.field("query_modifiers", "int")
 	}
 	w.field("statement", "str")
-	arguments := w.value("arguments_count", "int", true)
-	if arguments == nil {
-		if _, given := w.fields["arguments_count"]; given {
-			w.aborted = true // the layout after it depends on it
-		}
-	} else if w.when(arguments.Type != "nil", "arguments_count is nil", "arguments_tuple") {
+	w.nullableField("arguments_count", "int")
+	if raw, given := w.fields["arguments_count"]; w.when(given && !isNil(raw), "arguments_count is nil", "arguments_tuple") {
 		w.field("arguments_tuple", "bin")
 	}
 	w.field("observable_timestamp", "int")
