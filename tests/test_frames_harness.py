@@ -108,6 +108,14 @@ def test_exact_fields_pass_by_the_line_and_by_parsing():
     assert judge._judge(op, json.loads(compact)) == judge.FIELDS_EQUAL
 
 
+def test_sorted_keys_line_passes_without_parsing(monkeypatch):
+    op = op_named(vector(), "decode")
+    line = b'{"fields":' + json.dumps(HANDSHAKE_FIELDS, separators=(",", ":"), sort_keys=True).encode() + b',"id":1}'
+    line = json.dumps(json.loads(line), separators=(",", ":"), sort_keys=True).encode()
+    monkeypatch.setattr(judge.json, "loads", lambda *_: pytest.fail("parsed an exact answer line"))
+    assert judge.answer(op, 1, line) is judge.FIELDS_EQUAL
+
+
 def test_different_field_fails_naming_the_field_with_both_typed_values():
     fields = dict(HANDSHAKE_FIELDS, client_code=typed_int(3))
     outcome = answer(op_named(vector(), "decode[int8-major]"), {"id": 1, "fields": fields})
