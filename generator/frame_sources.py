@@ -118,6 +118,16 @@ def message(source: dict, case: dict, names):
     return kind, features, fields
 
 
+CLASSES = {c["class"] for c in frames.ignite.REGISTRY["error_classes"]}
+
+
+def error_class(case, names) -> str:
+    error = subst(case["error"], names)
+    if error not in CLASSES:
+        raise SourceError(f"error class {error!r} is not in the registry")
+    return error
+
+
 def head(case, names, kind, since, rules) -> dict:
     unknown = [r for r in rules if r not in RULE_LEVEL]
     if unknown:
@@ -195,21 +205,24 @@ def value_ends(data: bytes) -> list[int]:
 
 
 def edited(ps, edits: dict, names) -> list[tuple[str, bytes]]:
-    """set / insert_before / insert_after {path: bytes}, drop [paths], append bytes: the parts after the edits.
-    The bytes set or inserted must be whole MessagePack values unless the edit says `partial: true`."""
+    """set / insert_before / insert_after {path: bytes}, drop [paths], append bytes, wrap: array: the parts after
+    the edits.
+    The bytes set (one value) or inserted (whole values) are checked unless the edit says `partial: true`."""
     ps = list(ps)
 
-    def raw(spec):
+    def raw(spec, one=False):
         data = hex_bytes(resolve(spec, names), names, ERA)
         if not edits.get("partial"):
             try:
-                value_ends(data)
+                ends = value_ends(data)
             except ValueError as e:
                 raise SourceError(f"edit bytes are not whole values ({e}); say partial: true if meant") from None
+            if one and len(ends) != 1:
+                raise SourceError(f"set {data.hex()}: {len(ends)} values in place of one; say partial: true if meant")
         return data
     for path, spec in (edits.get("set") or {}).items():
         i = find(ps, subst(path, names))
-        ps[i] = (ps[i][0], raw(spec))
+        ps[i] = (ps[i][0], raw(spec, one=True))
     for path, spec in (edits.get("insert_before") or {}).items():
         ps.insert(find(ps, subst(path, names)), ("inserted", raw(spec)))
     for path, spec in (edits.get("insert_after") or {}).items():
@@ -218,6 +231,8 @@ def edited(ps, edits: dict, names) -> list[tuple[str, bytes]]:
         del ps[find(ps, subst(path, names))]
     if "append" in edits:
         ps.append(("appended", raw(edits["append"])))
+    if edits.get("wrap") == "array":   # the whole message as one array (a header no frame has, FR-SEQ)
+        ps = [("wrapped", wire.array_header(len(ps)) + body(ps))]
     return ps
 
 
@@ -334,16 +349,16 @@ def encode_reject_vector(source, case, names, since):
     kind, features, fields = message(source, case, names)
     v = with_frame(head(case, names, "encode-reject", since, subst(case["rules"], names)), kind, features)
     v["fields"] = fields
-    v["error"] = case["error"]
+    v["error"] = expected = error_class(case, names)
     try:
         frames.parts(kind, fields, features)
     except frames.FrameError as e:
-        if e.error_class != case["error"]:
-            raise SourceError(f"the generator rejects it as {e.error_class} ({e}), the source says {case['error']}") from None
+        if e.error_class != expected:
+            raise SourceError(f"the generator rejects it as {e.error_class} ({e}), the source says {expected}") from None
         return v
     except frames.ignite.Invalid as e:
-        if e.error_class != case["error"]:
-            raise SourceError(f"the generator rejects it as {e.error_class} ({e}), the source says {case['error']}") from None
+        if e.error_class != expected:
+            raise SourceError(f"the generator rejects it as {e.error_class} ({e}), the source says {expected}") from None
         return v
     raise SourceError("the generator can encode these fields; it is not an encode-reject")
 
@@ -419,7 +434,7 @@ def sweep(source, case, names, since) -> list[dict]:
 def decode_reject_vector(source, case, names, since):
     kind, features, data, _ps, _fields = reject_frame(source, case, names)
     v = with_frame(head(case, names, "decode-reject", since, subst(case["rules"], names)), kind, features)
-    v["hex"], v["error"] = data.hex(), case["error"]
+    v["hex"], v["error"] = data.hex(), error_class(case, names)
     return v
 
 
