@@ -24,7 +24,7 @@ import (
 const protocol = 1
 
 var corpusMajors = []int{1}
-var formats = []string{"msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg"}
+var formats = []string{"msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg", "frame"}
 
 type request struct {
 	Cmd      string       `json:"cmd"`
@@ -35,6 +35,11 @@ type request struct {
 	Columns  []string     `json:"columns"`
 	Values   []Value      `json:"values"`
 	Hex      string       `json:"hex"`
+
+	// format "frame" (frames.go): the message kind, the negotiated features, the fields to encode
+	Frame    string          `json:"frame"`
+	Features []string        `json:"features"`
+	Fields   json.RawMessage `json:"fields"`
 }
 
 func logf(format string, args ...any) {
@@ -61,6 +66,9 @@ func handle(req *request) (obj, error) {
 	format := req.Format
 	if format == "" {
 		format = "msgpack"
+	}
+	if format == "frame" {
+		return handleFrame(req)
 	}
 	switch req.Cmd {
 	case "encode":
