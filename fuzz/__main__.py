@@ -19,7 +19,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, Verbosity, given, seed as hypothesis_seed, settings
 from hypothesis.configuration import set_hypothesis_home_dir
 
-from fuzz import check, regression, strategies
+from fuzz import batches, check, regression
 from fuzz.pool import Pool
 from harness.api import (FAULTS, REPO_ROOT, SECONDS, ConfigError, StartError, compact, load_schema, number,
                          parse_overrides, resolve, run_threads)
@@ -114,7 +114,7 @@ def _main(argv, stdout):
         while stats["values"] < args.values and time.monotonic() - started < args.seconds and finding is None:
             per_example = stats["values"] / stats["examples"] if stats["examples"] else args.batch / 2
             examples = max(1, min(CHUNK, math.ceil((args.values - stats["values"]) / per_example)))
-            test = given(strategies.batches(args.batch))(prop)
+            test = given(batches.batches(args.batch))(prop)
             test = settings(max_examples=examples, database=None, deadline=None, derandomize=False,
                             suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet,
                             print_blob=False)(test)
