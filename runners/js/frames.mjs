@@ -24,8 +24,6 @@ const SQL_DIRECT_TX_MAPPING = "SQL_DIRECT_TX_MAPPING";
 const SQL_MULTISTATEMENT_SUPPORT = "SQL_MULTISTATEMENT_SUPPORT";
 const SQL_PARTITION_AWARENESS = "SQL_PARTITION_AWARENESS";
 
-const NIL = { type: "nil" };
-
 /** @param {string} message */
 const fieldType = (message) => new WireError("frame.field-type", message);
 /** @param {string} message */
@@ -325,11 +323,12 @@ class Writer {
     return this.append(name, this.take(name), type, true);
   }
 
-  /** A field that decides which others exist: its wrong type cannot wait. @param {string} name @param {string} type */
-  deciding(name, type) {
+  /** A field that decides which others exist: its wrong type cannot wait.
+   * @param {string} name @param {string} type @param {boolean} nullable */
+  deciding(name, type, nullable) {
     const before = this.wrongType;
     this.wrongType = null;
-    const v = this.nullable(name, type);
+    const v = this.append(name, this.take(name), type, nullable);
     const wrong = this.wrongType;
     this.wrongType = before;
     if (wrong !== null) throw wrong;
@@ -426,7 +425,7 @@ function writeError(w, error) {
 /** The response header; returns the flags. @param {Writer} w */
 function writeResponseHeader(w) {
   w.int("request_id");
-  const flags = BigInt(w.deciding("flags", "int").value);
+  const flags = BigInt(w.deciding("flags", "int", false).value);
   if (flags & PARTITION_ASSIGNMENT) w.int("partition_assignment_timestamp");
   w.int("observable_timestamp");
   if (flags & ERROR) writeError(w, w.take("error"));
@@ -494,7 +493,7 @@ function writeResponse(w) {
 function writeServerOpResponse(w) {
   w.int("op");
   w.int("request_id");
-  if (BigInt(w.deciding("flags", "int").value) & SERVER_OP_RESPONSE_ERROR) writeError(w, w.take("error"));
+  if (BigInt(w.deciding("flags", "int", false).value) & SERVER_OP_RESPONSE_ERROR) writeError(w, w.take("error"));
   else writePayload(w);
 }
 
@@ -536,7 +535,7 @@ function writeSqlExecuteRequest(w, features) {
   w.of("properties", "bin");
   if (features.has(SQL_MULTISTATEMENT_SUPPORT)) w.int("query_modifiers");
   w.of("statement", "str");
-  if (w.deciding("arguments_count", "int").type !== "nil") w.of("arguments_tuple", "bin");
+  if (w.deciding("arguments_count", "int", true).type !== "nil") w.of("arguments_tuple", "bin");
   w.int("observable_timestamp");
   if (features.has(SQL_PARTITION_AWARENESS)) w.of("partition_awareness", "bool");
 }
