@@ -5,24 +5,38 @@
 // frame's bytes into a list of typed values that a Cursor walks, and encoding collects typed values in layout
 // order (a Writer) and encodes the list. Nothing here allocates by a declared length or count: the length is
 // compared with the bytes present, and a count only bounds a loop that consumes values that already exist.
+import { createRequire } from "node:module";
 import { decodeAll, encodeAll } from "./codec.mjs";
 import { WireError } from "./wireError.mjs";
+
+/** @type {typeof import("node:fs")} (required, not imported: see runner.mjs) */
+const { readFileSync } = createRequire(import.meta.url)("node:fs");
+const REGISTRY = JSON.parse(readFileSync(new URL("../../schema/registry.json", import.meta.url), "utf8")).frames;
 
 /** Frames are era 3.0 (UUIDs as ext 3 with little-endian halves). */
 export const FRAME_ERA = "3.0";
 export const MAGIC = Uint8Array.of(0x49, 0x47, 0x4e, 0x49); // "IGNI"
 
-// registry.json frames.response_flags, as BigInt: flags is any int (other bits are ignored). NOTIFICATION adds no
-// field: a notification's content is its payload.
-export const RESPONSE_FLAGS = { PARTITION_ASSIGNMENT: 1n, NOTIFICATION: 2n, ERROR: 4n, SERVER_OP: 8n };
+/** A registry table's bit values by name, as BigInt (flags may be any int; bits not named here are ignored).
+ * @param {{name: string, bit_value: number}[]} table */
+const bitValues = (table) => Object.fromEntries(table.map((f) => [f.name, BigInt(f.bit_value)]));
+// PARTITION_ASSIGNMENT 1, NOTIFICATION 2 (adds no field: a notification is its payload), ERROR 4, SERVER_OP 8.
+export const RESPONSE_FLAGS = bitValues(REGISTRY.response_flags);
 const { PARTITION_ASSIGNMENT, ERROR, SERVER_OP } = RESPONSE_FLAGS;
-// registry.json frames.server_op_response_flags
-export const SERVER_OP_RESPONSE_ERROR = 4n;
+export const SERVER_OP_RESPONSE_ERROR = bitValues(REGISTRY.server_op_response_flags).ERROR;
 
-// registry.json frames.features: the three that add fields to sql-execute-request.
+/** Every feature name a request's `features` may hold. */
+export const FEATURES = new Set(REGISTRY.features.map((/** @type {{name: string}} */ f) => f.name));
+// The three that add fields to sql-execute-request.
 const SQL_DIRECT_TX_MAPPING = "SQL_DIRECT_TX_MAPPING";
 const SQL_MULTISTATEMENT_SUPPORT = "SQL_MULTISTATEMENT_SUPPORT";
 const SQL_PARTITION_AWARENESS = "SQL_PARTITION_AWARENESS";
+for (const name of [SQL_DIRECT_TX_MAPPING, SQL_MULTISTATEMENT_SUPPORT, SQL_PARTITION_AWARENESS]) {
+  if (!FEATURES.has(name)) throw new Error(`schema/registry.json frames.features has no ${name}`);
+}
+for (const flag of [PARTITION_ASSIGNMENT, ERROR, SERVER_OP, SERVER_OP_RESPONSE_ERROR]) {
+  if (flag === undefined) throw new Error("schema/registry.json frames: a response flag this runner reads is missing");
+}
 
 /** @param {string} message */
 const fieldType = (message) => new WireError("frame.field-type", message);
@@ -268,9 +282,10 @@ function readSqlExecuteRequest(c, features) {
 
 /**
  * The typed values of one message, collected from `fields` in layout order. Errors come in the contract's
- * order: a missing or unknown field (frame.fields) before a field of the wrong type (frame.field-type), so a
- * wrong type is remembered and thrown by finish(), once every field has been matched. A field that decides
- * which others exist (flags, error, arguments_count) must have its type at once: its wrong type is thrown.
+ * order: a missing or unknown field (frame.fields) before a field of the wrong type (frame.field-type) or an
+ * int outside int64 (unrepresentable), so the first of those is remembered and thrown by finish(), once every
+ * field has been matched. A field that decides which others exist (flags, arguments_count) must have its type
+ * at once: its wrong type is thrown.
  */
 class Writer {
   /** @param {Record<string, any>} fields */
@@ -283,8 +298,8 @@ class Writer {
     this.taken = new Set();
     /** @type {object[]} */
     this.values = [];
-    /** @type {WireError | null} */
-    this.wrongType = null;
+    /** @type {WireError | null} the first field of the wrong type or out of range */
+    this.badValue = null;
   }
 
   /** The field's value (frame.fields when it is missing). @param {string} name */
@@ -296,15 +311,20 @@ class Writer {
 
   /** @param {string} message */
   mistyped(message) {
-    this.wrongType ??= fieldType(message);
+    this.badValue ??= fieldType(message);
   }
 
-  /** Append a typed value, which must be of `type` (or nil, when `nullable`).
+  /** Append a typed value, which must be of `type` (or nil, when `nullable`): uuid and bitmask of era 3.0, an int
+   * within int64 (every int of a layout is a Java int or long; a payload's values are not limited here).
    * @param {string} name @param {any} v @param {string} type @param {boolean} nullable */
   append(name, v, type, nullable) {
     const got = typeof v === "object" && v !== null ? v.type : undefined;
-    if (got === type || (nullable && got === "nil")) this.values.push(v);
-    else this.mistyped(`${name} is a ${got ?? JSON.stringify(v)}, not a ${nullable ? `${type} or nil` : type}`);
+    if (nullable && got === "nil") this.values.push(v);
+    else if (got !== type || (ERA_TYPES.has(type) && v.era !== FRAME_ERA)) {
+      this.mistyped(`${name} is ${JSON.stringify(v)}, not a ${type}${ERA_TYPES.has(type) ? ` of era ${FRAME_ERA}` : ""}${nullable ? " or nil" : ""}`);
+    } else if (type === "int" && !isInt64(v.value)) {
+      this.badValue ??= new WireError("unrepresentable", `${name} is ${v.value}, outside int64`);
+    } else this.values.push(v);
     return v;
   }
 
@@ -326,12 +346,12 @@ class Writer {
   /** A field that decides which others exist: its wrong type cannot wait.
    * @param {string} name @param {string} type @param {boolean} nullable */
   deciding(name, type, nullable) {
-    const before = this.wrongType;
-    this.wrongType = null;
+    const before = this.badValue;
+    this.badValue = null;
     const v = this.append(name, this.take(name), type, nullable);
-    const wrong = this.wrongType;
-    this.wrongType = before;
-    if (wrong !== null) throw wrong;
+    const bad = this.badValue;
+    this.badValue = before;
+    if (bad !== null) throw bad;
     return v;
   }
 
@@ -350,7 +370,7 @@ class Writer {
   finish(kind) {
     const unknown = Object.keys(this.fields).filter((name) => !this.taken.has(name));
     if (unknown.length > 0) throw fieldsError(`${kind} has no field ${unknown.join(", ")} here`);
-    if (this.wrongType !== null) throw this.wrongType;
+    if (this.badValue !== null) throw this.badValue;
     return this.values;
   }
 }
@@ -359,11 +379,13 @@ class Writer {
  * @param {Writer} w @param {string} name */
 function writeFeatures(w, name) {
   const bits = w.take(name);
-  if (!Array.isArray(bits) || !bits.every((i) => Number.isSafeInteger(i) && i >= 0)) {
-    w.mistyped(`${name} is not an array of bit indices: ${JSON.stringify(bits)}`);
+  const ascending = (/** @type {number} */ i, /** @type {number} */ at, /** @type {number[]} */ all) =>
+    Number.isSafeInteger(i) && i >= 0 && (at === 0 || i > all[at - 1]);
+  if (!Array.isArray(bits) || !bits.every(ascending)) {
+    w.mistyped(`${name} is not an array of strictly ascending bit indices: ${JSON.stringify(bits)}`);
     return;
   }
-  const bytes = Buffer.alloc(bits.length === 0 ? 0 : Math.floor(bits.reduce((a, b) => Math.max(a, b)) / 8) + 1);
+  const bytes = Buffer.alloc(bits.length === 0 ? 0 : Math.floor(bits[bits.length - 1] / 8) + 1);
   for (const i of bits) bytes[i >> 3] |= 1 << (i & 7);
   w.values.push({ type: "bin", hex: bytes.toString("hex") });
 }
@@ -397,14 +419,21 @@ function writeUuidList(w, name) {
   uuids.forEach((u, i) => w.append(`${name}[${i}]`, u, "uuid", false));
 }
 
+const ERA_TYPES = new Set(["uuid", "bitmask"]);
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+/** @param {string} value a typed int's digits */
+const isInt64 = (value) => {
+  const n = BigInt(value);
+  return n >= INT64_MIN && n <= INT64_MAX;
+};
+
 const ERROR_MEMBERS = ["trace_id", "code", "class_name", "message", "stack_trace", "extensions"];
 
-/** Whether `v` is an error object, not a typed value. @param {any} v */
-const isErrorObject = (v) => typeof v === "object" && v !== null && !Array.isArray(v) && !Object.hasOwn(v, "type");
-
-/** The error object: six consecutive values. @param {Writer} w @param {any} error (taken already) */
+/** The error object: six consecutive values. Not an object: frame.field-type; other members than the six
+ * (a typed value given instead, say): frame.fields. @param {Writer} w @param {any} error (taken already) */
 function writeError(w, error) {
-  if (!isErrorObject(error)) {
+  if (typeof error !== "object" || error === null || Array.isArray(error)) {
     w.mistyped(`error is not an error object: ${JSON.stringify(error)}`);
     return;
   }
@@ -454,10 +483,9 @@ function writeHandshakeResponse(w) {
   w.int("version_major");
   w.int("version_minor");
   w.int("version_patch");
-  // The error decides what follows: typed nil, or an error object (a failed handshake ends with it).
+  // The error decides what follows: typed nil, else an error object (a failed handshake ends with it).
   const error = w.take("error");
-  if (isErrorObject(error)) return writeError(w, error);
-  if (error?.type !== "nil") throw fieldType(`error is neither nil nor an error object: ${JSON.stringify(error)}`);
+  if (error?.type !== "nil") return writeError(w, error);
   w.values.push(error);
   w.int("idle_timeout");
   w.of("node_id", "uuid");
@@ -578,6 +606,8 @@ function kindOf(kind) {
  */
 export function encode(kind, fields, features = []) {
   const k = kindOf(kind);
+  const unknown = features.filter((name) => !FEATURES.has(name));
+  if (unknown.length > 0) throw fieldsError(`unknown feature names: ${unknown.join(", ")}`);
   const w = new Writer(fields);
   k.write(w, new Set(features));
   const body = encodeAll(w.finish(kind));
