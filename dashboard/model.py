@@ -153,12 +153,14 @@ def _vector(vid, vector, family, by_runner, runner_names):
     out.update({k: vector.get(k) for k in ("kind", "description", "era", "level", "rules", "since", "error", "nan")})
     if "values" in vector:
         out["values"] = values.clip(vector["values"])
+    if "fields" in vector:      # a frame vector's message as named fields (spec 11.1)
+        out["fields"] = {name: values.clip(field) for name, field in vector["fields"].items()}
     if vector["kind"] == "value":
-        out["canonical"] = hexdump.annotated(vector["canonical"])
+        out["canonical"] = hexdump.annotated(vector["canonical"], vector=vector)
         out["variants"] = [{"label": v["label"], "why": v["why"], "encoder_may_emit": v["encoder_may_emit"],
-                            "bytes": hexdump.annotated(v["hex"])} for v in vector["variants"]]
+                            "bytes": hexdump.annotated(v["hex"], vector=vector)} for v in vector["variants"]]
     elif vector["kind"] == "decode-reject":
-        out["input"] = hexdump.annotated(vector["hex"])
+        out["input"] = hexdump.annotated(vector["hex"], vector=vector)
     return out
 
 
@@ -207,7 +209,7 @@ def _actual(record, vector):
         focus = None
         if vector and vector.get("kind") == "value":
             focus = _first_difference(bytes.fromhex(vector["canonical"]), bytes.fromhex(hex_text))
-        return {"actual": {"bytes": hexdump.annotated(hex_text, focus), "focus": focus}}
+        return {"actual": {"bytes": hexdump.annotated(hex_text, focus, vector=vector), "focus": focus}}
     if value_list is not None:
         return {"actual": {"values": values.clip(value_list)}}
     return {"actual": {"text": text}} if text else {}

@@ -203,6 +203,15 @@ function valueTree(values) {
   values.forEach((v, i) => valueLines(v, 0, values.length > 1 ? `top[${i}]` : "", out));
   return el("div", {class: "tree mono", "data-role": "values"}, out.length ? out : "(no values)");
 }
+// A frame's message (spec 11.1): typed fields as values, structured ones (features, extensions, error) as JSON.
+function fieldTree(fields) {
+  const out = [];
+  for (const [name, v] of Object.entries(fields)) {
+    if (v && typeof v === "object" && !Array.isArray(v) && v.type) valueLines(v, 0, name, out);
+    else out.push(el("div", {}, name + ": ", JSON.stringify(v)));
+  }
+  return el("div", {class: "tree mono", "data-role": "fields"}, out.length ? out : "(no fields)");
+}
 function spaced(hex) { return hex.match(/../g)?.join(" ") ?? ""; }
 function hexTable(b, focus) {
   const hit = (start, end) => focus !== undefined && focus !== null && start <= focus && focus < end;
@@ -228,6 +237,7 @@ function expectedFor(v, op, focus) {
   if (v.kind === "value" && op === "encode")
     return [el("div", {}, "canonical bytes", (v.variants || []).some(x => x.encoder_may_emit) ?
       " (or a variant marked encoder_may_emit)" : ""), hexTable(v.canonical, focus)];
+  if (v.kind === "value" && v.fields) return [el("div", {}, "the fields"), fieldTree(v.fields)];
   if (v.kind === "value") return [el("div", {}, "the typed values"), valueTree(v.values)];
   return [el("div", {}, "an error of class ", el("code", {}, v.error))];
 }
@@ -282,6 +292,7 @@ function renderDetail(id) {
       : el("div", {class: "result"}, el("strong", {}, r), " ", chip("none"))),
   ];
   if (v.values) parts.push(el("h3", {}, "Typed values"), valueTree(v.values));
+  if (v.fields) parts.push(el("h3", {}, "Fields"), fieldTree(v.fields));
   if (v.canonical) parts.push(el("h3", {}, "Canonical bytes"), hexTable(v.canonical));
   for (const x of v.variants || []) {
     parts.push(el("h3", {}, `Variant ${x.label}`, x.encoder_may_emit ? " (an encoder may write it)" : " (decoders accept it)"),

@@ -16,7 +16,7 @@ import sys
 import threading
 
 from harness import capabilities, expectations, incomplete, manifest, rebuild, schemas, selection, threads
-from harness import corpus as corpus_mod, tuple_annotate, verify
+from harness import corpus as corpus_mod, frame_annotate, frame_layouts, tuple_annotate, verify
 from harness.diagnosis import annotated
 from harness.options import SECONDS, UsageError, number as _number
 from harness.runner_config import ConfigError
@@ -92,11 +92,16 @@ def parser():
     j.add_argument("--cache-dir", default=str(DEFAULT_CACHE), help=argparse.SUPPRESS)
     j.add_argument("--max-diagnoses", type=_number(int, 0, 1_000_000), default=20, metavar="N",
                    help="full diagnoses printed per runner (default 20)")
-    a = sub.add_parser("annotate", help="print the structure of a hex string: MessagePack, or a Binary Tuple format")
+    a = sub.add_parser("annotate", help="print the structure of a hex string: MessagePack, a Binary Tuple format or "
+                                        "a frame")
     a.add_argument("hex")
-    a.add_argument("--format", default="msgpack", choices=tuple_annotate.FORMATS,
-                   help="what the bytes are (spec 6.2.1; default msgpack): a Binary Tuple, or MessagePack with the "
-                        "tuple inside its bin shown element by element")
+    a.add_argument("--format", default="msgpack", choices=tuple_annotate.FORMATS + ("frame",),
+                   help="what the bytes are (spec 6.2.1, 11; default msgpack): a Binary Tuple, MessagePack with the "
+                        "tuple inside its bin shown element by element, or one frame (field names over the bytes)")
+    a.add_argument("--frame", metavar="KIND", choices=frame_layouts.KINDS,
+                   help="the message kind of a --format frame input: " + ", ".join(frame_layouts.KINDS))
+    a.add_argument("--features", metavar="NAME,...",
+                   help="the negotiated feature names a --format frame input was written with (sql-execute-request)")
     a.add_argument("--columns", metavar="TYPE,...",
                    help="the ColumnType of every element (binary-tuple, table-row), e.g. INT32,STRING")
     return p
@@ -179,6 +184,13 @@ def annotate(args, stdout):
     if args.format in ("binary-tuple", "table-row") and not columns:
         raise UsageError(f"annotate --format {args.format} needs --columns (the ColumnType of every element: the "
                          f"count and the types are not on the wire), e.g. --columns INT32,STRING")
+    if args.format == "frame":
+        if not args.frame:
+            raise UsageError("annotate --format frame needs --frame KIND (the message kind decides the layout), one "
+                             "of " + ", ".join(frame_layouts.KINDS))
+        features = [f.strip() for f in args.features.split(",") if f.strip()] if args.features else ()
+        print("\n".join(frame_annotate.lines(data, args.frame, features)), file=stdout)
+        return 0
     lines = annotated(data) if args.format == "msgpack" else tuple_annotate.annotate_format(data, args.format, columns)
     print("\n".join(lines), file=stdout)
     return 0

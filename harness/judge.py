@@ -9,8 +9,8 @@ import json
 import re
 from dataclasses import dataclass, field
 
-from harness import diagnosis, schemas, tuple_annotate, values
-from harness.ops import values_of
+from harness import diagnosis, frame_annotate, schemas, tuple_annotate, values
+from harness.ops import values_key, values_of
 from harness.msgpack_annotate import annotate, nan_payload_ranges, is_nan_bytes
 from harness.runner_process import clean_line
 from harness.text import clean, first_line
@@ -95,9 +95,10 @@ def _expected_pass(op, response):
                                matched=v["label"], output=hex_)
         return None
     if op.cmd == "decode" and op.name != "reject":
-        actual = response.get("values")
-        if type(actual) is list and _strictly_equal(values_of(vector), actual):
-            return VALUES_EQUAL
+        expected = values_of(vector)
+        actual = response.get(values_key(vector))
+        if type(actual) is type(expected) and _strictly_equal(expected, actual):
+            return _equal_outcome(vector)
         return None
     error = response.get("error")
     if (type(error) is dict and len(error) == 2 and error.get("class") == vector["error"]
@@ -109,7 +110,12 @@ def _expected_pass(op, response):
 # Pass outcomes are shared, never changed (only a failing outcome's texts are cleaned, in runner_session): a batch
 # of them crosses from a worker process as one object each, not one per op.
 VALUES_EQUAL = Outcome("pass", "values equal", answer="values")
+FIELDS_EQUAL = Outcome("pass", "fields equal", answer="fields")      # a frame vector's decode (spec 11.1)
 _REJECTED = {}
+
+
+def _equal_outcome(vector):
+    return FIELDS_EQUAL if vector.get("format") == "frame" else VALUES_EQUAL
 
 
 def _rejected_with(error_class):
@@ -251,7 +257,7 @@ def _pass_outcome(op):
                        output=vector["canonical"])
     if op.name in ("reject", "reject-encode"):
         return _rejected_with(vector["error"])
-    return VALUES_EQUAL
+    return _equal_outcome(vector)
 
 
 # id(vector values) -> (the values, their forms): shared by a vector's decode ops; id(vector) -> (the vector, its
@@ -261,9 +267,18 @@ _decode_forms_made = {}
 
 def _decode_forms(expected):
     """The compact expected answer of every decode op of a vector (decode, decode[<label>]) is the same: made and
-    kept once per vector, not once per op (a copy of the values' JSON each)."""
+    kept once per vector, not once per op (a copy of the values' JSON each). A frame vector's are its fields."""
     return _once_per_values(_decode_forms_made, expected, lambda values: [
-        (b'{"id":', b',"values":' + _compact_json(values).encode() + b'}', VALUES_EQUAL)])
+        (b'{"id":', _answer_key(values) + _compact_json(values).encode() + b'}', _answer_outcome(values))])
+
+
+def _answer_key(expected):
+    """The decode answer's member before its JSON: a frame's fields are an object, other vectors' values a list."""
+    return b',"fields":' if type(expected) is dict else b',"values":'
+
+
+def _answer_outcome(expected):
+    return FIELDS_EQUAL if type(expected) is dict else VALUES_EQUAL
 
 
 _sorted_forms_made = {}    # the same for the sorted-keys form, made when a runner first writes one
@@ -271,7 +286,7 @@ _sorted_forms_made = {}    # the same for the sorted-keys form, made when a runn
 
 def _sorted_forms(expected):
     return _once_per_values(_sorted_forms_made, expected, lambda values: [
-        (b'{"id":', b',"values":' + _sorted_json(values).encode() + b'}', VALUES_EQUAL)])
+        (b'{"id":', _answer_key(values) + _sorted_json(values).encode() + b'}', _answer_outcome(values))])
 
 
 def _once_per_values(cache, values, make):
@@ -336,7 +351,7 @@ def _error_text(response):
 
 
 def _encode(vector, response):
-    expected_values = ["values: " + diagnosis.compact(values_of(vector))]
+    expected_values = [f"{values_key(vector)}: " + diagnosis.compact(values_of(vector))]
     if "error" in response:
         return Outcome("fail", f"refused to encode: {_error_text(response)}", expected_values,
                        answer=f"error:{response['error']['class']}")
@@ -351,8 +366,12 @@ def _encode(vector, response):
                            output=response["hex"])
     canonical = bytes.fromhex(vector["canonical"])
     fmt = vector.get("format", "msgpack")
-    lines = (diagnosis.byte_diff(canonical, actual, "canonical") if fmt == "msgpack"
-             else tuple_annotate.byte_diff(canonical, actual, vector.get("columns"), fmt=fmt))
+    if fmt == "msgpack":
+        lines = diagnosis.byte_diff(canonical, actual, "canonical")
+    elif fmt == "frame":     # the offset and the field there, both frames labelled by field (spec 11)
+        lines = frame_annotate.byte_diff(canonical, actual, vector["frame"], vector.get("features", ()))
+    else:
+        lines = tuple_annotate.byte_diff(canonical, actual, vector.get("columns"), fmt=fmt)
     also = [label for label, _ in candidates[1:]]
     if also:
         lines.append("also accepted: variant(s) " + ", ".join(also))
@@ -379,19 +398,43 @@ def _bytes_match(expected, actual, nan_class):
 
 
 def _decode(vector, op, response):
-    expected = values_of(vector)
+    expected, key = values_of(vector), values_key(vector)
     if "error" in response:
         return Outcome("fail", f"rejected valid input: {_error_text(response)}",
-                       _input_lines(vector, op) + ["expected values: " + diagnosis.compact(expected)],
+                       _input_lines(vector, op) + [f"expected {key}: " + diagnosis.compact(expected)],
                        answer=f"error:{response['error']['class']}")
-    actual = response["values"]
+    if key not in response:      # a frame answered with values, or values with fields
+        got = "fields" if "fields" in response else "values"
+        return Outcome("fail", f"answered {got}, expected {key}",
+                       [f"expected {key}: " + diagnosis.compact(expected),
+                        f"actual {got}: " + diagnosis.compact(response[got])] + _input_lines(vector, op), answer=got)
+    actual = response[key]
     where = values.first_difference(expected, actual, vector.get("nan") == "class")
     if where is None:
-        return Outcome("pass", "values equal", answer="values")
+        return _equal_outcome(vector)
+    if key == "fields":
+        return _fields_differ(vector, op, expected, actual, where)
     return Outcome("fail", f"values differ at {where}",
                    [f"first difference in the typed values at {where}",
                     "expected values: " + diagnosis.compact(expected),
                     "actual values:   " + diagnosis.compact(actual)] + _input_lines(vector, op), answer="values")
+
+
+def _fields_differ(vector, op, expected, actual, where):
+    """A frame decoded to other fields: which field, its expected and actual typed value, then the input bytes
+    labelled by field."""
+    name = where[2:].split(".")[0].split("[")[0] if where != "$" else None
+    if name is None:
+        detail = "fields differ: " + ", ".join(
+            [f"missing {n}" for n in expected if n not in actual] + [f"unexpected {n}" for n in actual if n not in expected])
+        field_lines = [detail]
+    else:
+        detail = f"field {name} differs (at {where})"
+        field_lines = [f"field {name}: expected {diagnosis.compact(expected[name])}",
+                       f"field {name}: actual   {diagnosis.compact(actual[name])}"]
+    return Outcome("fail", detail, field_lines + ["expected fields: " + diagnosis.compact(expected),
+                                                  "actual fields:   " + diagnosis.compact(actual)]
+                   + _input_lines(vector, op), answer="fields")
 
 
 def _input_lines(vector, op):
@@ -404,16 +447,17 @@ def _reject(vector, op, response):
     if "error" in response and response["error"]["class"] == wanted:
         return Outcome("pass", f"rejected with {wanted}", answer=f"error:{wanted}")
     context = ([f"input: {op.hex}"] + _annotated(vector, bytes.fromhex(op.hex)) if op.cmd == "decode"
-               else ["values: " + diagnosis.compact(values_of(vector))])
+               else [f"{values_key(vector)}: " + diagnosis.compact(values_of(vector))])
     if "error" in response:
         got = response["error"]["class"]
         return Outcome("fail", f"expected error {wanted}, got {_error_text(response)}",
                        [f"expected class: {wanted}", f"actual outcome: {_error_text(response)}"] + context,
                        answer=f"error:{got}")
-    if "values" in response:
-        return Outcome("fail", f"expected error {wanted}, but it decoded",
-                       [f"expected class: {wanted}", "actual outcome: decoded to " +
-                        diagnosis.compact(response["values"])] + context, answer="values")
+    for key in ("values", "fields"):
+        if key in response:
+            return Outcome("fail", f"expected error {wanted}, but it decoded",
+                           [f"expected class: {wanted}", "actual outcome: decoded to " +
+                            diagnosis.compact(response[key])] + context, answer=key)
     return Outcome("fail", f"expected error {wanted}, but it encoded",
                    [f"expected class: {wanted}", f"actual outcome: wrote {response['hex']}"] +
                    _annotated(vector, bytes.fromhex(response["hex"])) + context, answer="hex")
@@ -425,4 +469,6 @@ def _annotated(vector, data):
     fmt = vector.get("format", "msgpack")
     if fmt == "msgpack":
         return diagnosis.annotated(data)
+    if fmt == "frame":
+        return frame_annotate.lines(data, vector["frame"], vector.get("features", ()))
     return tuple_annotate.annotate_format(data, fmt, vector.get("columns"))

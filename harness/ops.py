@@ -27,11 +27,11 @@ class Op:
 
     def request(self, request_id):
         req = {"cmd": self.cmd, "id": request_id, "era": self.vector["era"]}
-        for key in ("format", "columns"):   # Binary Tuple vectors (spec 6.2); absent for MessagePack ones
+        for key in REQUEST_MEMBERS:   # Binary Tuple (spec 6.2) and frame (11.1) vectors; absent for MessagePack
             if key in self.vector:
                 req[key] = self.vector[key]
         if self.cmd == "encode":
-            req["values"] = values_of(self.vector)
+            req[values_key(self.vector)] = values_of(self.vector)
         else:
             req["hex"] = self.hex
         return req
@@ -56,11 +56,23 @@ class Op:
         self._line_parts = parts
 
 
+# Vector members sent as they are with every request of the vector.
+REQUEST_MEMBERS = ("format", "columns", "frame", "features")
+
+
+def values_key(vector):
+    """Where a vector, its encode request and its decode answer hold what the bytes mean: a frame vector's message
+    as named fields (spec 11.1), any other vector's typed values."""
+    return "fields" if vector.get("format") == "frame" else "values"
+
+
 def values_of(vector):
-    """vector["values"]. A prepared plan (harness/plan_cache.py) keeps each vector's values marshalled until asked
+    """vector["values"], or a frame vector's "fields" (values_key). A prepared plan (harness/plan_cache.py) keeps each vector's values marshalled until asked
     for: a run judges nearly every answer by its line, so most are never unmarshalled (all of them up front were
     two thirds of a warm run's load, 0.04-0.1 s on one core before the first request)."""
-    values = vector["values"]
+    values = vector.get("values")
+    if values is None:
+        return vector["fields"]
     if type(values) is bytes:
         values = vector["values"] = marshal.loads(values)     # a concurrent first use makes an equal list
     return values

@@ -165,14 +165,18 @@ def test_add_a_type_names_every_runner_s_codec():
 
 
 def test_every_format_list_is_the_protocol_schema_s():
+    # Format frame is the frame layer's (spec.md 11), with rows of its own; the lists below are the value formats.
+    assert FORMATS[-1] == "frame"
+    value_formats = FORMATS[:-1]
     spec = text(REPO / "spec.md")
     table = spec.split("#### 6.2.1 Formats and notation", 1)[1].split("\n\n|", 1)[1].split("\n\n", 1)[0]
-    assert ["msgpack", *re.findall(r"^\| `([a-z-]+)` \|", table, re.M)] == FORMATS, "spec.md 6.2.1's table"
+    assert ["msgpack", *re.findall(r"^\| `([a-z-]+)` \|", table, re.M)] == value_formats, "spec.md 6.2.1's table"
     row = re.search(r"^\| `format`, `columns` \| Optional: what the bytes are \(([^)]*)\)", spec, re.M).group(1)
-    assert re.findall(r"`([a-z-]+)`", row) == FORMATS, "spec.md 8.1, the format field"
+    assert re.findall(r"`([a-z-]+)`", row) == value_formats, "spec.md 8.1, the format field"
+    assert re.search(r"^\| `frame`, `features`, `fields` \| Frame vectors \(`format: frame`", spec, re.M), "spec 8.1"
     annotate = flat(text(REPO / "docs" / "add-your-client.md").split("-m harness annotate HEX", 1)[1])
     listed = re.search(r"with `--format binary-tuple .*? and with `--format (.*?) the MessagePack", annotate).group(1)
-    assert ["msgpack", "binary-tuple", *re.findall(r"([a-z-]+)`", listed)] == FORMATS, "add-your-client.md, annotate"
+    assert ["msgpack", "binary-tuple", *re.findall(r"([a-z-]+)`", listed)] == value_formats, "add-your-client.md"
     choices = subprocess.run([PY, "-m", "harness", "annotate", "--help"], cwd=REPO, capture_output=True, text=True)
     assert "{" + ",".join(FORMATS) + "}" in choices.stdout
 

@@ -14,6 +14,7 @@ import msgpack
 
 import binary_tuple
 import codec
+import frames
 import ignite_ext
 from ignite_ext import WireError
 
@@ -36,7 +37,8 @@ def start_response():
         "library_version": ".".join(map(str, msgpack.version)),
         "corpus_majors": CORPUS_MAJORS,
         "capabilities": {"ops": ["encode", "decode"], "eras": ignite_ext.ERAS,
-                         "formats": ["msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg"]},
+                         "formats": ["msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg",
+                                     "frame"]},
     }
 
 
@@ -49,6 +51,10 @@ def handle(req):
     if era not in KNOWN_ERAS:
         return "skipped", f"unknown era {era!r}"
     fmt = req.get("format", "msgpack")
+    if fmt == "frame":     # one Ignite client message (FRAMES.md): named fields <-> bytes
+        if cmd == "encode":
+            return "hex", frames.encode(req["frame"], req["fields"], req.get("features", ())).hex()
+        return "fields", frames.decode(req["frame"], bytes.fromhex(req["hex"]), req.get("features", ()))
     if fmt != "msgpack":   # Binary Tuple formats (spec 6.2)
         if cmd == "encode":
             return "hex", binary_tuple.encode(fmt, req["values"], era, req.get("columns")).hex()

@@ -1,0 +1,77 @@
+"""The frame message layouts (spec.md 11, FRAMES.md section 3) as the harness reads them: which field each
+MessagePack value of a frame is, for diagnoses and `python3 -m harness annotate --format frame`.
+
+The harness judges runners, so it keeps its own copy of the layouts (the generator and each runner have theirs);
+the frame vectors pin all of them to the same bytes. A condition is (field, test): the field is present when the
+test holds for the earlier field's value; flags tests are on its int value, `nil` / `not-nil` on its type."""
+
+HANDSHAKES = frozenset(("handshake-request", "handshake-response"))
+MAGIC = bytes.fromhex("49474e49")      # 'IGNI' (spec FR-MAGIC)
+LENGTH_BYTES = 4                       # big-endian signed (FR-LENGTH)
+ERROR_BIT, PARTITION_ASSIGNMENT_BIT, SERVER_OP_BIT = 4, 1, 8
+
+ALWAYS = None
+OK = ("error", "nil")                  # handshake-response: present when the error is nil
+NO_ERROR = ("flags", ("clear", ERROR_BIT))
+
+
+def _fields(type_, *names, when=ALWAYS):
+    return [(name, type_, when) for name in names]
+
+
+ERROR_OBJECT = (_fields("uuid", "trace_id") + _fields("int", "code") + _fields("str", "class_name")
+                + _fields("str?", "message", "stack_trace") + _fields("extensions?", "extensions"))
+RESPONSE_HEADER = (_fields("int", "request_id", "flags")
+                   + _fields("int", "partition_assignment_timestamp", when=("flags", ("set", PARTITION_ASSIGNMENT_BIT)))
+                   + _fields("int", "observable_timestamp") + _fields("error", "error", when=("flags", ("set", ERROR_BIT))))
+
+LAYOUTS = {
+    "handshake-request": _fields("int", "version_major", "version_minor", "version_patch", "client_code")
+    + _fields("features", "features") + _fields("extensions", "extensions"),
+    "handshake-response": _fields("int", "version_major", "version_minor", "version_patch") + _fields("error?", "error")
+    + _fields("int", "idle_timeout", when=OK) + _fields("uuid", "node_id", when=OK) + _fields("str", "node_name", when=OK)
+    + _fields("uuid-list", "cluster_ids", when=OK) + _fields("str", "cluster_name", when=OK)
+    + _fields("int", "observable_timestamp", "product_major", "product_minor", "product_maintenance", when=OK)
+    + _fields("int?", "product_patch", when=OK) + _fields("str?", "product_pre_release", when=OK)
+    + _fields("features", "features", when=OK) + _fields("extensions", "extensions", when=OK),
+    "request": _fields("int", "op", "request_id") + _fields("payload", "payload"),
+    "response": RESPONSE_HEADER + _fields("int", "server_op", when=("flags", ("only", SERVER_OP_BIT, ERROR_BIT)))
+    + _fields("payload", "payload", when=NO_ERROR),
+    "server-op-response": _fields("int", "op", "request_id", "flags")
+    + _fields("error", "error", when=("flags", ("set", ERROR_BIT))) + _fields("payload", "payload", when=NO_ERROR),
+    "tuple-request": _fields("int", "op", "request_id", "table_id") + _fields("int?", "tx")
+    + _fields("int", "schema_version") + _fields("bitmask", "no_value_set") + _fields("bin", "tuple"),
+    "tuple-upsert-response": RESPONSE_HEADER + _fields("int", "schema_version", when=NO_ERROR),
+    "tuple-get-response": RESPONSE_HEADER + _fields("int", "schema_version", when=NO_ERROR)
+    + _fields("bin?", "tuple", when=NO_ERROR),
+    "sql-execute-request": _fields("int", "op", "request_id")
+    + _fields("bool", "direct_tx_mapping", when=("feature", "SQL_DIRECT_TX_MAPPING")) + _fields("int?", "tx")
+    + _fields("str?", "schema") + _fields("int?", "page_size", "query_timeout", "idle_timeout")
+    + _fields("str?", "time_zone") + _fields("int", "property_count") + _fields("bin", "properties")
+    + _fields("int", "query_modifiers", when=("feature", "SQL_MULTISTATEMENT_SUPPORT")) + _fields("str", "statement")
+    + _fields("int?", "arguments_count") + _fields("bin", "arguments_tuple", when=("arguments_count", "not-nil"))
+    + _fields("int", "observable_timestamp")
+    + _fields("bool", "partition_awareness", when=("feature", "SQL_PARTITION_AWARENESS")),
+}
+KINDS = tuple(LAYOUTS)
+
+
+def present(when, seen, features):
+    """Whether a field with condition `when` is present, given seen = {field: (type, int value or None)} of the
+    fields read so far (the kind of the MessagePack value, and its value when an int)."""
+    if when is ALWAYS:
+        return True
+    name, test = when
+    if name == "feature":
+        return test in features
+    kind, number = seen.get(name, (None, None))
+    if test == "nil":
+        return kind == "nil"
+    if test == "not-nil":
+        return kind != "nil"
+    flags = number or 0
+    if test[0] == "set":
+        return flags & test[1] != 0
+    if test[0] == "clear":
+        return flags & test[1] == 0
+    return flags & (test[1] | test[2]) == test[1]       # ("only", bit, unless): bit set and the other clear
