@@ -90,8 +90,8 @@ def drop_duplicates(sources) -> set[tuple[int, int]]:
     seen, kept = set(), set()
     for _version, skipping, i, j in order:
         v = sources[i][2][j]
-        key = (v["era"], v["kind"], v.get("canonical") or v.get("hex") or json.dumps(v.get("values")), v.get("nan"),
-               v.get("format"), json.dumps(v.get("columns")))
+        key = (v["era"], v["kind"], v.get("canonical") or v.get("hex") or json.dumps(v.get("values", v.get("fields")), sort_keys=True), v.get("nan"),
+               v.get("format"), json.dumps(v.get("columns")), v.get("frame"), json.dumps(v.get("features")))
         if skipping and key in seen:
             continue
         seen.add(key)

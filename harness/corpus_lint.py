@@ -3,7 +3,7 @@ foreign one), before anything is sent; a problem refuses the corpus with the fil
 
 - A vector id's first dotted segment fits its file's family (harness/id_prefixes.json): a vector filed in the
   wrong family would be selected, listed and reported under the wrong name.
-- A typed value's era (Ignite ext types carry one) is the vector's era: the runner is told the vector's era, so a
+- A typed value's era (Ignite ext types carry one; in `values`, or a frame vector's `fields`) is the vector's era: the runner is told the vector's era, so a
   value of another era describes bytes the request does not ask for.
 """
 
@@ -34,7 +34,8 @@ def problems(path, family, vectors):
         if prefix not in allowed:
             out.append(f"{where}: id prefix '{prefix}' does not fit family '{family}' (its ids start with "
                        f"{', '.join(p + '.' for p in sorted(allowed))}; see harness/id_prefixes.json)")
-        for at, era in _value_eras(vector.get("values", []), "$.values"):
+        typed = [(vector.get("values", []), "$.values"), (vector.get("fields", {}), "$.fields")]   # fields: frames
+        for at, era in (hit for node, path in typed for hit in _value_eras(node, path)):
             if era != vector["era"]:
                 out.append(f"{where}: {at}.era is '{era}' but the vector's era is '{vector['era']}' (the request "
                            f"carries the vector's era)")

@@ -38,6 +38,16 @@ def _top_values(segments):
     return values
 
 
+def _value_error(value):
+    """The class of the value-level defect msgpack_annotate stopped at (spec step 4), with its reason."""
+    reason = value.segments[-1].note
+    if reason.startswith("truncated"):
+        return f"{reason}: malformed.truncated"
+    if reason.startswith("reserved byte"):
+        return f"{reason}: malformed.reserved"
+    return reason
+
+
 class _Walk:
     """Names each top-level value by its field; stops naming where the layout no longer fits."""
 
@@ -55,7 +65,7 @@ class _Walk:
         if value.broken:
             self.names.append(name)
             self.pos += 1
-            self.problem = f"{name}: not a complete MessagePack value"
+            self.problem = f"{name}: not a complete MessagePack value ({_value_error(value)})"
             return None
         if want is not None and value.kind != want and not (type_.endswith("?") and value.kind == "nil"):
             wrong = f"expected {'int' if type_ == 'count' else type_.rstrip('?')}, got {value.kind}: frame.field-type"

@@ -82,8 +82,8 @@ def test_no_two_vectors_check_the_same_thing():
     """Two vectors with the same era, kind, bytes and NaN rule are one vector under two names."""
     seen = {}
     for v in VECTORS:
-        key = (v["era"], v["kind"], v.get("canonical") or v.get("hex") or json.dumps(v.get("values")), v.get("nan"),
-               v.get("format"), json.dumps(v.get("columns")))
+        key = (v["era"], v["kind"], v.get("canonical") or v.get("hex") or json.dumps(v.get("values", v.get("fields")), sort_keys=True), v.get("nan"),
+               v.get("format"), json.dumps(v.get("columns")), v.get("frame"), json.dumps(v.get("features")))
         assert key not in seen, f"{v['id']} duplicates {seen[key]}"
         seen[key] = v["id"]
 

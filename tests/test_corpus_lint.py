@@ -43,3 +43,20 @@ def test_a_typed_value_of_another_era_is_refused(tmp_path):
     assert (f"{path}: $.vectors[1] (lint.other-era): $.values[0].items[0].era is 'alpha3' but the vector's era is "
             f"'3.0'") in r.stderr
     assert "lint.same-era" not in r.stderr
+
+
+def test_a_frame_field_of_another_era_is_refused(tmp_path):
+    """Frame vectors carry typed values in `fields` (structured fields nest them: error objects, pair lists)."""
+    def frame(vid, trace):
+        error = {"trace_id": trace, "code": {"type": "int", "value": "1"}, "class_name": {"type": "str", "value": "E"},
+                 "message": {"type": "nil"}, "stack_trace": {"type": "nil"}, "extensions": [["k", UUID]]}
+        return {"id": vid, "kind": "encode-reject", "description": "x", "era": "3.0", "level": "must",
+                "rules": ["FR-ENCODE-FIELDS"], "since": "1.0.0", "format": "frame", "frame": "server-op-response",
+                "fields": {"op": {"type": "int", "value": "73"}, "request_id": {"type": "int", "value": "-1"},
+                           "flags": {"type": "int", "value": "0"}, "error": error}, "error": "frame.fields"}
+    path = write(tmp_path, "lint", [frame("lint.same-era", UUID), frame("lint.other-era", dict(UUID, era="beta1"))])
+    r = run(tmp_path, corpus=path, runners=None, commands=[])
+    assert r.code == 2
+    assert (f"{path}: $.vectors[1] (lint.other-era): $.fields.error.trace_id.era is 'beta1' but the vector's era is "
+            f"'3.0'") in r.stderr
+    assert "lint.same-era" not in r.stderr

@@ -108,6 +108,14 @@ def test_exact_fields_pass_by_the_line_and_by_parsing():
     assert judge._judge(op, json.loads(compact)) == judge.FIELDS_EQUAL
 
 
+def test_sorted_keys_line_passes_without_parsing(monkeypatch):
+    op = op_named(vector(), "decode")
+    line = b'{"fields":' + json.dumps(HANDSHAKE_FIELDS, separators=(",", ":"), sort_keys=True).encode() + b',"id":1}'
+    line = json.dumps(json.loads(line), separators=(",", ":"), sort_keys=True).encode()
+    monkeypatch.setattr(judge.json, "loads", lambda *_: pytest.fail("parsed an exact answer line"))
+    assert judge.answer(op, 1, line) is judge.FIELDS_EQUAL
+
+
 def test_different_field_fails_naming_the_field_with_both_typed_values():
     fields = dict(HANDSHAKE_FIELDS, client_code=typed_int(3))
     outcome = answer(op_named(vector(), "decode[int8-major]"), {"id": 1, "fields": fields})
@@ -232,3 +240,47 @@ def test_annotate_sql_request_follows_the_features():
     assert problem is None and with_feature[-1].path == "partition_awareness"
     without, problem = frame_annotate.segments(data, "sql-execute-request")
     assert "frame.trailing" in problem and without[-1].path.startswith("(after the last field")
+
+
+def test_dashboard_hex_view_labels_frame_bytes_by_field():
+    from dashboard import hexdump
+    shown = hexdump.annotated(MINIMAL, focus=11, vector=vector())
+    assert [r[3] for r in shown["ranges"]][:6] == ["magic", "length", "version_major", "version_minor",
+                                                  "version_patch", "client_code"]
+    assert shown["length"] == 15 and shown["error"] is None and shown["more"] == 0
+    # a value vector's bytes keep their MessagePack paths
+    assert hexdump.annotated("0102")["ranges"][0][3] == "[0]"
+
+
+def frame_vectors():
+    for path in sorted((REPO / "vectors").glob("frame-*.json")):
+        yield from json.loads(path.read_text())["vectors"]
+
+
+def known_disagreements():
+    """Vector ids the reference runner lists as known failures (runners/python/expected-failures.txt, each with
+    its reason): the harness's own layouts read those frames as the runner does."""
+    lines = (REPO / "runners" / "python" / "expected-failures.txt").read_text().splitlines()
+    return {line.split()[0] for line in lines if line.strip() and not line.startswith("#")}
+
+
+def test_the_annotation_reads_every_frame_vector_as_the_corpus_does():
+    """The harness's layouts (harness/frame_layouts.py) are its own: on every frame vector they fit the valid bytes
+    (canonical and variants) to the end, and stop on a must-reject frame naming the vector's error class, so a
+    diagnosis never labels a byte with the wrong field."""
+    vectors = list(frame_vectors())
+    if not vectors:
+        pytest.skip("no frame vectors in vectors/")
+    skipped, checked = known_disagreements(), 0
+    for v in vectors:
+        features = v.get("features", ())
+        if v["kind"] == "value":
+            for hex_ in [v["canonical"]] + [x["hex"] for x in v["variants"]]:
+                _, problem = frame_annotate.segments(bytes.fromhex(hex_), v["frame"], features)
+                assert problem is None, (v["id"], hex_, problem)
+                checked += 1
+        elif v["kind"] == "decode-reject" and v["id"] not in skipped:
+            _, problem = frame_annotate.segments(bytes.fromhex(v["hex"]), v["frame"], features)
+            assert problem is not None and v["error"] in problem, (v["id"], v["error"], problem)
+            checked += 1
+    assert checked >= 1000

@@ -36,6 +36,9 @@ SAMPLE_SECONDS = 0.02
 RETIME = 10
 
 
+# What a frame decode request carries beside era and hex.
+FRAME_KEYS = ("format", "frame", "features")
+
 def process_tree(root_pid: int) -> list[int]:
     """root_pid and every descendant, from /proc/<pid>/stat parent ids."""
     children = {}
@@ -125,6 +128,9 @@ class Bench:
     def decode(self, request_id: int, vector: dict):
         """(seconds, response dict or None)."""
         request = {"cmd": "decode", "id": request_id, "era": vector["era"], "hex": vector["hex"]}
+        for key in FRAME_KEYS:      # frame vectors (spec.md 11.1) say what message the bytes are
+            if key in vector:
+                request[key] = vector[key]
         began = time.monotonic()
         self.proc.send((json.dumps(request) + "\n").encode())
         line = self.proc.read_line(began + self.timeout)
@@ -207,11 +213,11 @@ def main(argv=None) -> int:
     except (ConfigError, CorpusError) as e:
         print(f"bench: {e}", file=sys.stderr)
         return 2
-    # MessagePack must-reject vectors; Binary Tuple vectors (a "format" field) need a tuple request and are
-    # not part of the hostile corpus yet.
+    # MessagePack and frame must-reject vectors; Binary Tuple vectors (another "format") need a tuple request
+    # and are not part of the hostile corpus yet.
     ids = [vid for vid in catalog.ids if not args.patterns or any(fnmatch.fnmatchcase(vid, p) for p in args.patterns)]
     vectors = [v for v in catalog.vectors(ids)
-               if v["kind"] == "decode-reject" and "format" not in v]
+               if v["kind"] == "decode-reject" and v.get("format", "msgpack") in ("msgpack", "frame")]
     if not vectors:
         print("bench: no decode-reject vector selected", file=sys.stderr)
         return 2

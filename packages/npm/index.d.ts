@@ -36,6 +36,12 @@ export class Vector {
   readonly description: string;
   /** The value notation (schema/value.schema.json); null for a decode-reject. */
   readonly values: unknown[] | null;
+  /** A frame vector's message kind (format 'frame', spec.md 11); null for the other formats. */
+  readonly frame: string | null;
+  /** The feature names a frame vector's connection negotiated ([] when none). */
+  readonly features: string[];
+  /** A frame vector's named fields, in place of values (schema/value.schema.json#/$defs/frame_fields); else null. */
+  readonly fields: Record<string, unknown> | null;
   /** The must-reject error class; null for a value vector. */
   readonly error: string | null;
   /** A value vector's canonical bytes; null for the other kinds. */

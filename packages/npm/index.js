@@ -41,6 +41,9 @@ export class Vector {
   get level() { return this.raw.level; }
   get description() { return this.raw.description; }
   get values() { return this.raw.values ?? null; }
+  get frame() { return this.raw.frame ?? null; }
+  get features() { return this.raw.features ?? []; }
+  get fields() { return this.raw.fields ?? null; }
   get error() { return this.raw.error ?? null; }
   get canonical() { return this.kind === 'value' ? fromHex(this.raw.canonical) : null; }
   get bytes() {

@@ -45,6 +45,9 @@ type vectorJSON struct {
 	Hex         string          `json:"hex"`
 	Variants    []rawVariant    `json:"variants"`
 	Values      json.RawMessage `json:"values"`
+	Frame       string          `json:"frame"`
+	Features    []string        `json:"features"`
+	Fields      json.RawMessage `json:"fields"`
 }
 
 func newVector(raw json.RawMessage, family, file string) (*Vector, error) {
@@ -143,6 +146,27 @@ func (v *Vector) Values() ([]interface{}, error) {
 	d.UseNumber()
 	if err := d.Decode(&out); err != nil {
 		return nil, fmt.Errorf("wirecorpus: %s: values: %w", v.ID, err)
+	}
+	return out, nil
+}
+
+// Frame is a frame vector's message kind (format "frame", spec.md 11); "" for the other formats.
+func (v *Vector) Frame() string { return v.fields.Frame }
+
+// Features are the feature names a frame vector's connection negotiated (nil when none).
+func (v *Vector) Features() []string { return v.fields.Features }
+
+// Fields returns a frame vector's named fields (value.schema.json#/$defs/frame_fields) as parsed JSON, numbers as
+// json.Number; nil for the other formats.
+func (v *Vector) Fields() (map[string]interface{}, error) {
+	if v.fields.Fields == nil {
+		return nil, nil
+	}
+	var out map[string]interface{}
+	d := json.NewDecoder(bytes.NewReader(v.fields.Fields))
+	d.UseNumber()
+	if err := d.Decode(&out); err != nil {
+		return nil, fmt.Errorf("wirecorpus: %s: fields: %w", v.ID, err)
 	}
 	return out, nil
 }

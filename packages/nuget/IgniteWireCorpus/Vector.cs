@@ -94,6 +94,17 @@ public sealed class Vector
     /// <summary>The values in the typed value notation (schema/value.schema.json), a JSON array; null for a decode-reject vector.</summary>
     public JsonElement? Values => Json.TryGetProperty("values", out var values) ? values : null;
 
+    /// <summary>A frame vector's message kind (format "frame", spec.md 11); null for the other formats.</summary>
+    public string? Frame => Text("frame");
+
+    /// <summary>A frame vector's named fields in place of values (value.schema.json#/$defs/frame_fields); null otherwise.</summary>
+    public JsonElement? Fields => Json.TryGetProperty("fields", out var fields) ? fields : null;
+
+    /// <summary>The feature names a frame vector's connection negotiated (empty when none).</summary>
+    public IReadOnlyList<string> Features => Json.TryGetProperty("features", out var list)
+        ? list.EnumerateArray().Select(f => f.GetString()!).ToList()
+        : new List<string>();
+
     private string? Text(string key) => Json.TryGetProperty(key, out var v) ? v.GetString() : null;
 
     private byte[] Hex(string what, JsonElement hex)

@@ -49,6 +49,9 @@ class Vector:
     description = property(lambda self: self.raw["description"])
     values = property(lambda self: self.raw.get("values"), doc="the value notation, or None (decode-reject)")
     error = property(lambda self: self.raw.get("error"), doc="the must-reject error class, or None (value)")
+    frame = property(lambda self: self.raw.get("frame"), doc="a frame vector's message kind (spec.md 11), or None")
+    features = property(lambda self: list(self.raw.get("features", [])), doc="a frame's negotiated feature names")
+    fields = property(lambda self: self.raw.get("fields"), doc="a frame vector's named fields (its values), or None")
 
     @property
     def canonical(self):

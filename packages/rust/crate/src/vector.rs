@@ -76,6 +76,18 @@ impl Vector {
     pub fn values(&self) -> Option<&Vec<Value>> {
         self.json["values"].as_array()
     }
+    /// A frame vector's message kind (format "frame", spec.md 11); None for the other formats.
+    pub fn frame(&self) -> Option<&str> {
+        self.json["frame"].as_str()
+    }
+    /// The feature names a frame vector's connection negotiated (none when absent).
+    pub fn features(&self) -> impl Iterator<Item = &str> {
+        self.json["features"].as_array().into_iter().flatten().filter_map(Value::as_str)
+    }
+    /// A frame vector's named fields in place of values (value.schema.json#/$defs/frame_fields).
+    pub fn fields(&self) -> Option<&serde_json::Map<String, Value>> {
+        self.json["fields"].as_object()
+    }
     /// The vector as the corpus file has it.
     pub fn json(&self) -> &Value {
         &self.json

@@ -66,6 +66,21 @@ public final class Vector {
         return raw.get("values");
     }
 
+    /** A frame vector's message kind (format "frame", spec.md 11); null for the other formats. */
+    public String frame() {
+        return raw.has("frame") ? raw.get("frame").asText() : null;
+    }
+
+    /** A frame vector's named fields, in place of values (value.schema.json#/$defs/frame_fields); else null. */
+    public JsonNode fields() {
+        return raw.get("fields");
+    }
+
+    /** The feature names a frame vector's connection negotiated, as a JSON array; null when none. */
+    public JsonNode features() {
+        return raw.get("features");
+    }
+
     /** The must-reject error class; null for a value vector. */
     public String error() {
         return raw.has("error") ? raw.get("error").asText() : null;
