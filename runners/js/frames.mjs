@@ -343,16 +343,15 @@ class Writer {
     return this.append(name, this.take(name), type, true);
   }
 
-  /** A field that decides which others exist: its wrong type cannot wait.
-   * @param {string} name @param {string} type @param {boolean} nullable */
+  /** A field that decides which others exist: its wrong type cannot wait (an int outside int64 still decides,
+   * by its bits, and is refused in turn). @param {string} name @param {string} type @param {boolean} nullable */
   deciding(name, type, nullable) {
-    const before = this.badValue;
-    this.badValue = null;
-    const v = this.append(name, this.take(name), type, nullable);
-    const bad = this.badValue;
-    this.badValue = before;
-    if (bad !== null) throw bad;
-    return v;
+    const v = this.take(name);
+    const got = typeof v === "object" && v !== null ? v.type : undefined;
+    if (got !== type && !(nullable && got === "nil")) {
+      throw fieldType(`${name} decides which fields follow and is ${JSON.stringify(v)}, not a ${type}${nullable ? " or nil" : ""}`);
+    }
+    return this.append(name, v, type, nullable);
   }
 
   /** A value the layout has (an extension value, a payload element): any typed value. @param {string} name @param {any} v */
