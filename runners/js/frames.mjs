@@ -280,6 +280,17 @@ function readSqlExecuteRequest(c, features) {
 
 // ---------------------------------------------------------------------------------------------- writing
 
+const BIN32_MAX = 2 ** 32 - 1;
+const LENGTH_MAX = 2 ** 31 - 1; // the 4-byte length is signed
+const ERA_TYPES = new Set(["uuid", "bitmask"]);
+const INT64_MIN = -(2n ** 63n);
+const INT64_MAX = 2n ** 63n - 1n;
+/** @param {string} value a typed int's digits */
+const isInt64 = (value) => {
+  const n = BigInt(value);
+  return n >= INT64_MIN && n <= INT64_MAX;
+};
+
 /**
  * The typed values of one message, collected from `fields` in layout order. Errors come in the contract's
  * order: a missing or unknown field (frame.fields) before a field of the wrong type (frame.field-type) or an
@@ -384,7 +395,12 @@ function writeFeatures(w, name) {
     w.mistyped(`${name} is not an array of strictly ascending bit indices: ${JSON.stringify(bits)}`);
     return;
   }
-  const bytes = Buffer.alloc(bits.length === 0 ? 0 : Math.floor(bits[bits.length - 1] / 8) + 1);
+  const size = bits.length === 0 ? 0 : Math.floor(bits[bits.length - 1] / 8) + 1;
+  if (size > BIN32_MAX) {
+    w.badValue ??= new WireError("unrepresentable", `${name}: bit ${bits[bits.length - 1]} needs a bin of ${size} bytes, more than bin 32 holds`);
+    return;
+  }
+  const bytes = Buffer.alloc(size);
   for (const i of bits) bytes[i >> 3] |= 1 << (i & 7);
   w.values.push({ type: "bin", hex: bytes.toString("hex") });
 }
@@ -417,15 +433,6 @@ function writeUuidList(w, name) {
   w.count(uuids.length);
   uuids.forEach((u, i) => w.append(`${name}[${i}]`, u, "uuid", false));
 }
-
-const ERA_TYPES = new Set(["uuid", "bitmask"]);
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-/** @param {string} value a typed int's digits */
-const isInt64 = (value) => {
-  const n = BigInt(value);
-  return n >= INT64_MIN && n <= INT64_MAX;
-};
 
 const ERROR_MEMBERS = ["trace_id", "code", "class_name", "message", "stack_trace", "extensions"];
 
@@ -610,6 +617,7 @@ export function encode(kind, fields, features = []) {
   const w = new Writer(fields);
   k.write(w, new Set(features));
   const body = encodeAll(w.finish(kind));
+  if (body.length > LENGTH_MAX) throw new WireError("unrepresentable", `${body.length} bytes do not fit the 4-byte signed length`);
   const head = k.magic ? MAGIC.length : 0;
   const frame = new Uint8Array(head + 4 + body.length);
   frame.set(MAGIC.subarray(0, head));
