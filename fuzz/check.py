@@ -1,7 +1,7 @@
 """One batch through every runner: what must hold, and every op where it does not.
 
-For each element (era, value) the generator's byte builder (generator/encode.py, shared with no runner) gives
-the expected canonical bytes or the error class an encoder must refuse with. Then, judged by harness/judge.py:
+For each element (era, value) the generator's byte builder (generator/encode.py, shared with no runner; for a
+frame element generator/frames.py) gives the expected canonical bytes or the error class an encoder must refuse with. Then, judged by harness/judge.py:
   - every runner's encode output equals those bytes (a must-refuse value: every runner refuses with that class);
   - every runner decodes those bytes to the value;
   - every runner rejects a strict prefix of them as malformed.truncated (GEN-TRUNC);
@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from generator import encode, ignite
 from harness.api import Op, Outcome
 
+from fuzz import frames
 from fuzz.limits import tolerated
 
 
@@ -28,7 +29,10 @@ class Failure:
 def vectors(batch):
     """[(value vector or encode-reject vector, truncation vector or None)], one per element."""
     out = []
-    for i, (era, value, _kind) in enumerate(batch):
+    for i, (era, value, kind) in enumerate(batch):
+        if kind == "frame":   # a message as fields (fuzz/frames.py)
+            out.append(frames.vector_pair(i, value))
+            continue
         base = {"id": f"fuzz.{i}", "era": era, "level": "must", "rules": [], "since": "0", "values": [value]}
         try:
             data = encode.canonical(value)

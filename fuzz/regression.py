@@ -10,6 +10,8 @@ import yaml
 
 from generator import ignite
 
+from fuzz import frames
+
 TYPE_RULE = {"nil": "MP-NIL", "bool": "MP-BOOL", "int": "MP-INT-CANON", "float32": "MP-FLOAT-WIDTH",
              "float64": "MP-FLOAT-WIDTH", "str": "MP-STR-UTF8", "bin": "MP-BIN-CANON", "array": "MP-ARRAY-CANON",
              "map": "MP-MAP-CANON", "ext": "MP-EXT-CANON", "number": "EXT-NUMBER", "date": "EXT-DATE",
@@ -84,17 +86,23 @@ def source(era, value, vector, cut, failures, seed, since):
     h = short_hash(era, value)
     summary = "; ".join(sorted({f"{f.runner} {f.op}: {f.outcome.verdict}: {f.outcome.detail}" for f in failures}))
     found = f"Found by make fuzz (seed {seed}), shrunk by Hypothesis: {summary}"
-    case = {"id": f"fuzz.{h}", "description": found, "rules": [rule_for(value, era, vector["kind"] == "encode-reject")],
-            "value": notation(value)}
     out = {"family": f"fuzz-{h}", "description": f"Fuzz regression {h}: one value the runners disagreed on.",
            "era": era, "since": since}
+    if vector.get("format") == "frame":   # a message (fuzz/frames.py): a frame source, fields in its notation
+        case = {"id": f"fuzz.{h}", "description": found, **frames.source_case(value, vector, notation, _dollar)}
+        out.update(format="frame", description=f"Fuzz regression {h}: one frame the runners disagreed on.")
+        cut_case = {"frame": value["frame"], "features": value["features"], "rules": ["FR-LENGTH"]}
+    else:
+        case = {"id": f"fuzz.{h}", "description": found, "rules": [rule_for(value, era, vector["kind"] == "encode-reject")],
+                "value": notation(value)}
+        cut_case = {"rules": ["GEN-TRUNC"]}
     if vector["kind"] == "encode-reject":
         out["encode_rejects"] = [{**case, "error": vector["error"]}]
     else:
         out["cases"] = [case]
         if cut and any(f.op == "reject" for f in failures):
             out["rejects"] = [{"id": f"fuzz.{h}.truncated", "description": f"A strict prefix of fuzz.{h}: {found}",
-                               "rules": ["GEN-TRUNC"], "bytes": cut["hex"], "error": "malformed.truncated"}]
+                               **cut_case, "bytes": cut["hex"], "error": "malformed.truncated"}]
     return out
 
 

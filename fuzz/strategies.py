@@ -235,10 +235,15 @@ def element(era):
     return _ELEMENTS[era]
 
 
-elements = st.sampled_from(ERAS).flatmap(element)
+value_elements = st.sampled_from(ERAS).flatmap(element)
+# 1 element in 8 is a frame of a random kind (fuzz/frames.py; deferred: that module imports this one).
+elements = st.integers(0, 7).flatmap(named(lambda i: st.deferred(lambda: frames.elements) if i == 7 else value_elements))
 
 
 def batches(size):
     """Lists of `size` elements about half the time, else 1..size: the shrinker can cut a batch to one value."""
     return st.one_of(st.integers(1, size), st.just(size)).flatmap(
         named(lambda n: st.lists(elements, min_size=n, max_size=n)))
+
+
+from fuzz import frames  # noqa: E402  (at the end: fuzz/frames.py builds on the strategies above)

@@ -6,8 +6,10 @@ Best effort on any input, as msgpack_annotate: it labels what the bytes say, nam
 (a value of the wrong type, values or bytes left over) and never allocates by a count or a declared length.
 Used by `python3 -m harness annotate --format frame`, the judge's frame diagnoses and the dashboard's hex view."""
 
+import re
+
 from harness import msgpack_annotate
-from harness.frame_layouts import HANDSHAKES, LAYOUTS, LENGTH_BYTES, MAGIC, ERROR_OBJECT, present
+from harness.frame_layouts import EXT_LENGTHS, HANDSHAKES, LAYOUTS, LENGTH_BYTES, MAGIC, ERROR_OBJECT, present
 from harness.msgpack_annotate import Segment
 
 SCALAR_KINDS = {"int": "int", "bool": "bool", "str": "str", "bin": "bin", "uuid": "ext(3)", "bitmask": "ext(8)"}
@@ -38,9 +40,31 @@ def _top_values(segments):
     return values
 
 
-def _value_error(value):
-    """The class of the value-level defect msgpack_annotate stopped at (spec step 4), with its reason."""
-    reason = value.segments[-1].note
+def _first_value_defect(segments):
+    """The first value-level defect of the message's bytes, as the value decoder meets it (spec step 4: before the
+    layout is walked): bytes cut short or reserved, a str that is not UTF-8, an Ignite ext of the wrong length."""
+    for i, seg in enumerate(segments):
+        if seg.part == "malformed":
+            return f"{seg.path}: {_with_class(seg.note)}"
+        if seg.kind == "str" and seg.part == "payload" and seg.note == "not UTF-8":
+            return f"{seg.path}: not UTF-8: invalid.utf8"
+        if seg.part == "type" and seg.kind == "ext":
+            code = int(seg.note.split()[-1])
+            if code in EXT_LENGTHS:
+                following = segments[i + 1] if i + 1 < len(segments) else None
+                if following is not None and following.part == "malformed":
+                    continue            # the payload is cut short: that is the defect, found next
+                payload = following.path if following is not None else ""
+                length = (following.end - following.start
+                          if payload == seg.path[:-len(".type")] + ".payload" else 0)
+                fixed, minimum = EXT_LENGTHS[code]
+                if (fixed is not None and length != fixed) or length < minimum:
+                    return f"{seg.path}: ext {code} of {length} bytes: invalid.ext-length"
+    return None
+
+
+def _with_class(reason):
+    """msgpack_annotate's reason for stopping, with the error class a value decoder gives there."""
     if reason.startswith("truncated"):
         return f"{reason}: malformed.truncated"
     if reason.startswith("reserved byte"):
@@ -65,7 +89,7 @@ class _Walk:
         if value.broken:
             self.names.append(name)
             self.pos += 1
-            self.problem = f"{name}: not a complete MessagePack value ({_value_error(value)})"
+            self.problem = f"{name}: not a complete MessagePack value ({_with_class(value.segments[-1].note)})"
             return None
         if want is not None and value.kind != want and not (type_.endswith("?") and value.kind == "nil"):
             wrong = f"expected {'int' if type_ == 'count' else type_.rstrip('?')}, got {value.kind}: frame.field-type"
@@ -92,7 +116,7 @@ class _Walk:
                 return False
             if count.number < 0:
                 self.names[-1] += " (negative: frame.field-type)"
-                self.problem = f"{name}: negative count"
+                self.problem = f"{name}: negative count {count.number}: frame.field-type"
                 return False
             for i in range(count.number):      # stops at the first missing value: no allocation by the count
                 if base == "uuid-list":
@@ -158,7 +182,7 @@ def segments(data, kind, features=()):
     values = _top_values(body_segments)
     walk = _Walk(values, features)
     walk.layout(LAYOUTS[kind])
-    problem = problem or walk.problem or (f"not MessagePack: {error}" if error else None)
+    problem = problem or _first_value_defect(body_segments) or walk.problem
     for i, value in enumerate(values):
         name = walk.names[i] if i < len(walk.names) else (
             "(after the last field: frame.trailing)" if walk.problem is None else "(not read: the layout stopped)")
@@ -187,6 +211,14 @@ def field_at(segs, offset):
         if seg.start <= offset < seg.end:
             return seg.path
     return "(past the end)"
+
+
+def field_name(data, kind, features, offset):
+    """The top-level field (a key of the vector's fields) whose bytes hold offset, or None (magic, length, past
+    the end, outside the layout)."""
+    segs, _ = segments(data, kind, features)
+    path = field_at(segs, offset)
+    return re.split(r"[.\[ ]", path, maxsplit=1)[0] if not path.startswith("(") else None
 
 
 def note_at(segs, offset):

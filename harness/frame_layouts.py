@@ -5,10 +5,28 @@ The harness judges runners, so it keeps its own copy of the layouts (the generat
 the frame vectors pin all of them to the same bytes. A condition is (field, test): the field is present when the
 test holds for the earlier field's value; flags tests are on its int value, `nil` / `not-nil` on its type."""
 
+from harness import schemas
+
+ERA = "3.0"                            # every frame: UUIDs are ext 3 with little-endian halves
 HANDSHAKES = frozenset(("handshake-request", "handshake-response"))
 MAGIC = bytes.fromhex("49474e49")      # 'IGNI' (spec FR-MAGIC)
 LENGTH_BYTES = 4                       # big-endian signed (FR-LENGTH)
 ERROR_BIT, PARTITION_ASSIGNMENT_BIT, SERVER_OP_BIT = 4, 1, 8
+
+
+def _ext_lengths():
+    """{ext code: (fixed payload length or None, minimum length)} of the Ignite types era 3.0 reads (registry)."""
+    registry = schemas.load("registry.json")
+    layouts = {lay["id"]: lay for lay in registry["layouts"]}
+    out = {}
+    for ext in registry["ext_types"]:
+        lay = layouts.get(ext["layouts"].get(ERA))
+        if lay is not None:
+            out[ext["code"]] = (lay.get("length"), lay.get("min_length", lay.get("length", 0)))
+    return out
+
+
+EXT_LENGTHS = _ext_lengths()
 
 ALWAYS = None
 OK = ("error", "nil")                  # handshake-response: present when the error is nil

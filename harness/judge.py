@@ -375,8 +375,12 @@ def _encode(vector, response):
     fmt = vector.get("format", "msgpack")
     if fmt == "msgpack":
         lines = diagnosis.byte_diff(canonical, actual, "canonical")
-    elif fmt == "frame":     # the offset and the field there, both frames labelled by field (spec 11)
+    elif fmt == "frame":     # the offset and the field there, its expected typed value, both frames by field
         lines = frame_annotate.byte_diff(canonical, actual, vector["frame"], vector.get("features", ()))
+        name = frame_annotate.field_name(canonical, vector["frame"], vector.get("features", ()),
+                                         diagnosis.first_difference(canonical, actual))
+        if name in vector["fields"]:
+            lines.insert(1, f"field {name}: expected {diagnosis.compact(vector['fields'][name])}")
     else:
         lines = tuple_annotate.byte_diff(canonical, actual, vector.get("columns"), fmt=fmt)
     also = [label for label, _ in candidates[1:]]

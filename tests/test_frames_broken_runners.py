@@ -138,5 +138,6 @@ def test_the_corpus_fails_a_runner_with_the_bug(tmp_path, issue):
     # The vectors written for this bug (their description names the issue) are among those that catch it.
     named = vectors_naming(issue)
     assert named, f"no frame vector's description names {issue}"
-    assert named & {vid for vid, _ in caught}, (
-        f"the vectors naming {issue} ({sorted(named)}) do not catch it; caught: {caught[:10]}")
+    catching = sorted(named & {vid for vid, _ in caught})
+    assert catching, f"the vectors naming {issue} ({sorted(named)}) do not catch it; caught: {caught[:10]}"
+    print(f"{issue}: caught by the vectors naming it: {', '.join(catching)}")

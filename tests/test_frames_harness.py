@@ -150,6 +150,7 @@ def test_encode_of_other_bytes_names_the_offset_and_the_field_there():
     assert outcome.verdict == "fail" and outcome.detail == "bytes differ from canonical at offset 11"
     assert outcome.diagnosis[0] == ("first difference at byte offset 11: canonical field client_code (fixint 2), "
                                     "actual field client_code (fixint 3)")
+    assert outcome.diagnosis[1] == 'field client_code: expected {"type":"int","value":"2"}'
     marked = [line for line in outcome.diagnosis if line.startswith("  >")]
     assert len(marked) == 2 and all("client_code" in line for line in marked)
     assert outcome.diagnosis[-1].startswith('fields: {"version_major"')

@@ -5,6 +5,7 @@ usage: planted_bug_runner.py NAME   (answers 'start' as NAME; env PLANTED_BUG se
   PLANTED_BUG=uint32-decode   decoded ints at or above 2^32 come back one less (a width-handling slip)
   PLANTED_BUG=crash-on-date   the process exits when asked to encode a value containing a date
   PLANTED_BUG=crash-once-on-date   the same, the first time only (PLANTED_MARKER names a file that says it did)
+  PLANTED_BUG=frame-last-extension   a decoded frame loses the last pair of its handshake extensions
   (unset)                     no bug: a faithful proxy
 """
 
@@ -42,7 +43,7 @@ def main():
     for line in sys.stdin:
         request = json.loads(line)
         if bug in ("crash-on-date", "crash-once-on-date") and request.get("cmd") == "encode" and \
-                has_date(request["values"]):
+                has_date(request.get("values", request.get("fields"))):   # frames carry fields
             marker = Path(os.environ.get("PLANTED_MARKER", "/nonexistent/planted-marker"))
             if bug == "crash-on-date" or not marker.exists():
                 if bug == "crash-once-on-date":
@@ -58,6 +59,8 @@ def main():
             answer["name"] = name
         elif bug == "uint32-decode" and "values" in answer:
             answer["values"] = lower_big_ints(answer["values"])
+        elif bug == "frame-last-extension" and answer.get("fields", {}).get("extensions"):
+            answer["fields"]["extensions"] = answer["fields"]["extensions"][:-1]
         sys.stdout.write(json.dumps(answer) + "\n")
         sys.stdout.flush()
     inner.stdin.close()
