@@ -2,6 +2,7 @@
 // stdout line, in order. Logs go to stderr only. The codec lives in codec.mjs.
 import { createRequire } from "node:module";
 import * as binaryTuple from "./binaryTuple.mjs";
+import * as frames from "./frames.mjs";
 import { decodeOrReject, encodeAll, fromHexReused, toHex } from "./codec.mjs";
 import { ERAS } from "./igniteExt.mjs";
 import { WireError } from "./wireError.mjs";
@@ -18,7 +19,7 @@ const { readFileSync, readSync, writeSync } = require("node:fs");
 
 const PROTOCOL = 1;
 const CORPUS_MAJORS = [1];
-const FORMATS = ["msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg"];
+const FORMATS = ["msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg", "frame"];
 const LIBRARY = "@msgpack/msgpack";
 const libraryVersion = JSON.parse(
   readFileSync(new URL("./node_modules/@msgpack/msgpack/package.json", import.meta.url), "utf8"),
@@ -55,8 +56,8 @@ function handle(request) {
 }
 
 /**
- * An encode or decode request, routed by "format": msgpack (the default) here, the Binary Tuple formats
- * (spec 6.2) in binaryTuple.mjs.
+ * An encode or decode request, routed by "format": msgpack (the default) here, frames (one message as named
+ * fields, FRAMES.md) in frames.mjs, the Binary Tuple formats (spec 6.2) in binaryTuple.mjs.
  * @param {any} request
  */
 function run(request) {
@@ -69,9 +70,21 @@ function run(request) {
     const values = decodeOrReject(fromHexReused(request.hex), era);
     return values instanceof WireError ? rejection(values) : { values };
   }
+  if (format === "frame") return frame(request);
   return cmd === "encode"
     ? { hex: binaryTuple.encode(format, request.values, era) }
     : { values: binaryTuple.decode(format, fromHexReused(request.hex), era, columns) };
+}
+
+/** A frame request: era 3.0 only (the frame layer's UUIDs), `features` the negotiated feature names.
+ * @param {any} request */
+function frame(request) {
+  const { cmd, era, frame: kind, features = [] } = request;
+  if (era !== frames.FRAME_ERA) return { skipped: `frames are era ${frames.FRAME_ERA}, not '${era}'` };
+  if (!frames.isKind(kind)) return { skipped: `unknown frame kind '${kind}'` };
+  return cmd === "encode"
+    ? { hex: frames.encode(kind, request.fields, features) }
+    : { fields: frames.decode(kind, fromHexReused(request.hex), features) };
 }
 
 /**
