@@ -62,16 +62,18 @@ def counts():
     vectors = corpus()
     kinds = {kind: sum(v["kind"] == kind for v in vectors) for kind in ("value", "decode-reject", "encode-reject")}
     return {"total": len(vectors), **kinds,
-            "binary-tuple layer": sum(v.get("format", "msgpack") != "msgpack" for v in vectors)}
+            "binary-tuple layer": sum(v.get("format", "msgpack") not in ("msgpack", "frame") for v in vectors),
+            "frame layer": sum(v.get("format") == "frame" for v in vectors)}
 
 
 def test_the_readme_vector_counts_are_the_corpus():
     intro = flat(text(README).split("\n## ", 1)[0])
     m = re.search(r"corpus version (\d+\.\d+\.\d+): ([\d,]+) vectors \(([\d,]+) values .*?, ([\d,]+) must-reject "
-                  r"inputs .*?, ([\d,]+) values no encoder may write; ([\d,]+) of them Binary Tuple", intro)
+                  r"inputs .*?, ([\d,]+) values no encoder may write; ([\d,]+) of them Binary Tuple.*?"
+                  r"and ([\d,]+) frame vectors", intro)
     assert m, "README's first section must say 'corpus version V: N vectors (V values ..., R must-reject inputs ..., " \
-              "E values no encoder may write; B of them Binary Tuple ...'"
-    quoted = dict(zip(("total", "value", "decode-reject", "encode-reject", "binary-tuple layer"),
+              "E values no encoder may write; B of them Binary Tuple ... and F frame vectors'"
+    quoted = dict(zip(("total", "value", "decode-reject", "encode-reject", "binary-tuple layer", "frame layer"),
                       map(number, m.groups()[1:])))
     assert m.group(1) == VERSION, f"README says corpus version {m.group(1)}, schema/registry.json {VERSION}"
     assert quoted == counts(), f"README quotes {quoted}, the corpus has {counts()}"
