@@ -30,6 +30,10 @@ COMMANDS = {
     # The real corpus (vectors/, the default), the families the step-3 runner implements.
     "step5": "/usr/bin/python3 -m harness verify --runners tutorial --family int --family nil-bool "
              f"--command tutorial='/usr/bin/python3 {TUTORIAL}/step3_encode.py'",
+    # Frames (spec.md 11): the kinds the step-7 runner implements, over the real corpus.
+    "step7": "/usr/bin/python3 -m harness verify --runners tutorial -k 'frame.request.*' "
+             "-k 'frame.handshake-request.minimal' -k 'frame.handshake-request.client-*' "
+             f"--command tutorial='/usr/bin/python3 {TUTORIAL}/step7_frames.py'",
     "dump": f"{VERIFY} --dump tut.int.small",
     "dumppipe": f"{VERIFY} --dump tut.int.small 2>/dev/null | /usr/bin/python3 {TUTORIAL}/step3_encode.py",
 }

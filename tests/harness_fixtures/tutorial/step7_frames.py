@@ -5,7 +5,7 @@ import json
 import sys
 
 from step2_errors import NotYet, Rejected, read_value, reply, take
-from step3_encode import write_value
+from step3_encode import write_int, write_value
 
 MAGIC = bytes.fromhex("49474e49")   # 'IGNI', before both handshake messages
 
@@ -22,7 +22,7 @@ def read_frame(data, magic):
         raise Rejected("frame.length", f"negative length {length}")
     body, values, at = take(data, pos + 4, length), [], 0
     while at < len(body):
-        value, at = (read_bin if body[at] == 0xC4 else read_value)(body, at)   # step 2 has no bin yet
+        value, at = (read_bin if 0xC4 <= body[at] <= 0xC6 else read_value)(body, at)   # step 2 has no bin yet
         values.append(value)
     if pos + 4 + length < len(data):
         raise Rejected("frame.trailing", "bytes after the frame")
@@ -30,8 +30,9 @@ def read_frame(data, magic):
 
 
 def read_bin(data, pos):
-    size = take(data, pos + 1, 1)[0]
-    return {"type": "bin", "hex": take(data, pos + 2, size).hex()}, pos + 2 + size
+    width = 1 << (data[pos] - 0xC4)                  # bin 8, 16, 32: a 1-, 2- or 4-byte length
+    size = int.from_bytes(take(data, pos + 1, width), "big")
+    return {"type": "bin", "hex": take(data, pos + 1 + width, size).hex()}, pos + 1 + width + size
 
 
 def field(values, wanted=None):
@@ -50,11 +51,11 @@ def bits_of(hex_text):
 
 
 def decode(request):
+    if request["frame"] not in ("request", "handshake-request"):
+        raise NotYet(f"frame {request['frame']} not supported yet")
     values = read_frame(bytes.fromhex(request["hex"]), request["frame"] == "handshake-request")
     if request["frame"] == "request":
         return {"fields": {"op": field(values, "int"), "request_id": field(values, "int"), "payload": values}}
-    if request["frame"] != "handshake-request":
-        raise NotYet(f"frame {request['frame']} not supported yet")
     fields = {name: field(values, "int") for name in ("version_major", "version_minor", "version_patch", "client_code")}
     fields["features"] = bits_of(field(values, "bin")["hex"])
     count = int(field(values, "int")["value"])
@@ -66,12 +67,30 @@ def decode(request):
     return {"fields": fields}
 
 
+def bin_of(bits):
+    data = bytearray((max(bits) // 8 + 1) if bits else 0)   # no trailing zero bytes
+    for i in bits:
+        data[i // 8] |= 1 << (i % 8)
+    return bytes([0xC4, len(data)]) + data
+
+
+HANDSHAKE_FIELDS = {"version_major", "version_minor", "version_patch", "client_code", "features", "extensions"}
+
+
 def encode(request):
-    fields = request["fields"]
-    if request["frame"] == "request":
+    fields, kind = request["fields"], request["frame"]
+    wanted = {"request": {"op", "request_id", "payload"}, "handshake-request": HANDSHAKE_FIELDS}.get(kind)
+    if wanted is None:
+        raise NotYet(f"frame {kind} not supported yet")
+    if set(fields) != wanted:
+        raise Rejected("frame.fields", f"a {kind} has {sorted(wanted)}, not {sorted(fields)}")
+    if kind == "request":
         body = b"".join(write_value(v) for v in [fields["op"], fields["request_id"], *fields["payload"]])
         return {"hex": (len(body).to_bytes(4, "big") + body).hex()}
-    raise NotYet(f"frame {request['frame']} not supported yet")
+    body = b"".join(write_value(fields[name]) for name in ("version_major", "version_minor", "version_patch", "client_code"))
+    body += bin_of(fields["features"]) + write_int(len(fields["extensions"]))
+    body += b"".join(write_value({"type": "str", "value": key}) + write_value(value) for key, value in fields["extensions"])
+    return {"hex": (MAGIC + len(body).to_bytes(4, "big") + body).hex()}
 
 
 def main():
