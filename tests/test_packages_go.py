@@ -38,6 +38,6 @@ def test_consumer_module(built, tmp_path):
                GOCACHE=str(tmp_path / "go-cache"), CORPUS_EXPECTED=str(tmp_path / "expected.json"),
                CORPUS_DIR=str(stage / "vectors"))
     done = run(["go", "test", "-count=1", "-v", "."], consumer, env)
-    for name in ("TestVersionsAndCounts", "TestTenVectors", "TestSkipList", "TestSkipListRefusesTheLinesTheHarnessRefuses",
+    for name in ("TestVersionsAndCounts", "TestTenVectors", "TestFrameVector", "TestSkipList", "TestSkipListRefusesTheLinesTheHarnessRefuses",
                  "TestLoadDirAndTamperRefusal"):
         assert f"--- PASS: {name}" in done.stdout, done.stdout

@@ -60,4 +60,4 @@ def test_a_consumer_with_the_jar_on_its_classpath_passes(built, tmp_path):
     r = subprocess.run([packages_helper.tool("java", JDK), "-cp", f"classes:{classpath}", "ConsumerTest"], cwd=project, capture_output=True,
                        text=True, env={"IWC_EXPECTED": str(tmp_path / "expected.json"), "PATH": "/usr/bin:/bin"})
     assert r.returncode == 0, r.stdout + r.stderr
-    assert r.stdout.count("\nok ") + r.stdout.startswith("ok ") == 8, r.stdout
+    assert r.stdout.count("\nok ") + r.stdout.startswith("ok ") == 9, r.stdout

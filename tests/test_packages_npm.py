@@ -83,7 +83,7 @@ def _summary(r, key):
 def test_a_consumer_project_installs_the_tarball_and_its_tests_pass(consumer):
     r = _node_test(consumer, "consumer.test.mjs")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert (_summary(r, "pass"), _summary(r, "fail")) == (8, 0), r.stdout
+    assert (_summary(r, "pass"), _summary(r, "fail")) == (9, 0), r.stdout
 
 
 def test_the_unit_route_example_runs_with_the_shared_skip_file(built, consumer):

@@ -56,4 +56,4 @@ def test_consumer_project(built, tmp_path):
                CORPUS_EXPECTED=str(tmp_path / "expected.json"), CORPUS_DIR=str(stage / "vectors"))
     done = run(["dotnet", "test", "Consumer.csproj", f"-p:CorpusPackageVersion={version}", "--nologo", "-v", "quiet"],
                consumer, env)
-    assert "Passed!" in done.stdout and "Passed:     5" in done.stdout, done.stdout
+    assert "Passed!" in done.stdout and "Passed:     6" in done.stdout, done.stdout

@@ -83,7 +83,7 @@ def _pytest(consumer, test_file, **env):
 def test_a_consumer_venv_installs_the_wheel_and_its_tests_pass(consumer):
     r = _pytest(consumer, "test_consumer.py")
     assert r.returncode == 0, r.stdout + r.stderr
-    assert "8 passed" in r.stdout, r.stdout
+    assert "9 passed" in r.stdout, r.stdout
 
 
 def test_the_unit_route_example_runs_with_the_shared_skip_file(built, consumer):

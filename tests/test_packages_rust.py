@@ -58,4 +58,4 @@ def test_consumer_crate(built, tmp_path):
     env = dict(os.environ, CARGO_TARGET_DIR=str(tmp_path / "target"), CORPUS_EXPECTED=str(tmp_path / "expected.json"),
                CORPUS_DIR=str(stage / "vectors"))
     done = run(["cargo", "test", "--offline", "--quiet", "--test", "corpus"], consumer, env)
-    assert "test result: ok. 5 passed" in done.stdout, done.stdout
+    assert "test result: ok. 6 passed" in done.stdout, done.stdout

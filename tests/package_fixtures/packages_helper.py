@@ -26,6 +26,10 @@ MISSING_FILE, EXTRA_FILE = "bin.json", "zz-extra.json"
 FILTER = {"family": "bt-decimal", "era": "3.0", "format": "object", "kind": "value", "rule": "BT-OBJECT-DECIMAL"}
 
 
+# A frame vector (spec.md 11) whose message kind, field names and bytes each consumer reads back.
+FRAME_SAMPLE = "frame.handshake-request.minimal"
+
+
 def _module(name, path):
     spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
@@ -107,7 +111,7 @@ def expectations(stage_dir, where):
     vectors = stage_dir / "vectors"
     manifest_bytes = (vectors / "manifest.json").read_bytes()
     manifest = json.loads(manifest_bytes)
-    kinds, families, with_bytes, filtered = Counter(), Counter(), [], 0
+    kinds, families, with_bytes, filtered, frame = Counter(), Counter(), [], 0, None
     for f in manifest["files"]:
         data = json.loads((vectors / f["path"]).read_bytes())
         families[data["family"]] += len(data["vectors"])
@@ -118,6 +122,8 @@ def expectations(stage_dir, where):
             filtered += all(facts[k] == FILTER[k] for k in facts) and FILTER["rule"] in v["rules"]
             if _byte_hex(v):
                 with_bytes.append(v)
+            if v["id"] == FRAME_SAMPLE:
+                frame = {"id": v["id"], "frame": v["frame"], "fields": sorted(v["fields"]), "hex": v["canonical"]}
     step = len(with_bytes) // SAMPLES
     samples = [{"id": v["id"], "kind": v["kind"], "hex": _byte_hex(v),
                 "variants": {x["label"]: x["hex"] for x in v.get("variants", ())}}
@@ -138,7 +144,7 @@ def expectations(stage_dir, where):
         "total": sum(f["vectors"] for f in manifest["files"]),
         "files": {f["path"]: f["vectors"] for f in manifest["files"]},
         "families": dict(sorted(families.items())), "kinds": dict(sorted(kinds.items())),
-        "filter": dict(FILTER, count=filtered), "samples": samples,
+        "filter": dict(FILTER, count=filtered), "samples": samples, "frame": frame,
         "skips": str(TESTDATA / "skips.txt"),
         "skip_cases": skips_expected["cases"], "skip_lines": skips_expected["lines"],
         "tampered": {"dir": str(tampered), "file": TAMPERED_FILE,

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"os"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -34,6 +35,12 @@ type expected struct {
 		Hex      string            `json:"hex"`
 		Variants map[string]string `json:"variants"`
 	} `json:"samples"`
+	Frame struct {
+		ID     string   `json:"id"`
+		Frame  string   `json:"frame"`
+		Fields []string `json:"fields"`
+		Hex    string   `json:"hex"`
+	} `json:"frame"`
 	Skips     string `json:"skips"`
 	SkipCases []struct {
 		ID     string  `json:"id"`
@@ -135,13 +142,36 @@ func TestTenVectors(t *testing.T) {
 		// A value vector has canonical bytes (its Bytes), values and encode, decode and a decode[label] per variant.
 		canonical, _ := v.Canonical()
 		values, err := v.Values()
+		fields, _ := v.Fields() // a frame vector's values (spec.md 11)
 		isValue := v.Kind == wirecorpus.KindValue
-		if err != nil || isValue != (values != nil) || isValue != bytes.Equal(canonical, data) && len(data) > 0 {
+		if err != nil || isValue != (values != nil || fields != nil) || isValue != bytes.Equal(canonical, data) && len(data) > 0 {
 			t.Errorf("%s: canonical %x, values %v (%v)", s.ID, canonical, values, err)
 		}
 		if isValue && len(v.Ops()) != 2+len(variants) || !isValue && len(v.Ops()) != 1 {
 			t.Errorf("%s: ops %v", s.ID, v.Ops())
 		}
+	}
+}
+
+func TestFrameVector(t *testing.T) {
+	corpus, want := setup(t)
+	f := want.Frame
+	v := corpus.Vector(f.ID)
+	if v == nil {
+		t.Fatalf("no vector %s", f.ID)
+	}
+	fields, err := v.Fields()
+	names := make([]string, 0, len(fields))
+	for name := range fields {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	canonical, _ := v.Canonical()
+	values, _ := v.Values()
+	if err != nil || v.Format != "frame" || v.Frame() != f.Frame || !reflect.DeepEqual(names, f.Fields) ||
+		hex.EncodeToString(canonical) != f.Hex || values != nil {
+		t.Errorf("%s: format %s, frame %s, fields %v (%v), canonical %x, values %v; want %+v", f.ID, v.Format,
+			v.Frame(), names, err, canonical, values, f)
 	}
 }
 

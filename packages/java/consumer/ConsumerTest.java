@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -87,7 +88,19 @@ public final class ConsumerTest {
                     && v.rules().contains(q.get("rule").asText()), "filtered " + v);
             }
             corpus.vectors(Filter.any().kind("decode-reject")).forEach(v -> check(v.error() != null && v.canonical() == null, v + " error"));
-            corpus.vectors(Filter.any().kind("encode-reject")).forEach(v -> check(v.values().size() > 0 && v.bytes() == null, v + " values"));
+            corpus.vectors(Filter.any().kind("encode-reject")).forEach(v -> check((v.values() != null ? v.values().size() > 0 : v.fields() != null) && v.bytes() == null, v + " values"));
+        });
+
+        test("a frame vector has its kind and fields", () -> {
+            JsonNode f = expected.get("frame");
+            Vector v = corpus.vector(f.get("id").asText());
+            List<String> names = new ArrayList<>();
+            v.fields().fieldNames().forEachRemaining(names::add);
+            Collections.sort(names);
+            List<String> wanted = new ArrayList<>();
+            f.get("fields").forEach(n -> wanted.add(n.asText()));
+            check(v.format().equals("frame") && v.frame().equals(f.get("frame").asText()) && v.values() == null
+                && names.equals(wanted) && HEX.formatHex(v.canonical()).equals(f.get("hex").asText()), v + " frame");
         });
 
         test("ten vectors decode", () -> {

@@ -43,7 +43,14 @@ test('filters combine', () => {
     assert.ok(v.rules.includes(query.rule));
   }
   for (const v of corpus.vectors({ kind: 'decode-reject' })) assert.ok(v.error && v.canonical === null);
-  for (const v of corpus.vectors({ kind: 'encode-reject' })) assert.ok(v.values.length && v.bytes === null);
+  for (const v of corpus.vectors({ kind: 'encode-reject' })) assert.ok((v.values?.length || v.fields) && v.bytes === null);
+});
+
+test('a frame vector has its kind and fields', () => {
+  const f = EXPECTED.frame;
+  const v = corpus.vector(f.id);
+  assert.deepEqual([v.format, v.frame, Object.keys(v.fields).sort(), hex(v.canonical), v.values],
+    ['frame', f.frame, f.fields, f.hex, null]);
 });
 
 test('ten vectors decode', () => {

@@ -57,9 +57,22 @@ public class CorpusTests
             // A value vector has canonical bytes (its Bytes), values and encode, decode and a decode[label] per variant.
             var isValue = v.Kind == VectorKind.Value;
             Assert.Equal(isValue ? v.Bytes : null, v.Canonical);
-            Assert.Equal(isValue, v.Values != null);
+            Assert.Equal(isValue, v.Values != null || v.Fields != null);   // a frame vector has fields (spec.md 11)
             Assert.Equal(isValue ? 2 + v.Variants.Count : 1, v.Ops.Count);
         }
+    }
+
+    [Fact]
+    public void FrameVector()
+    {
+        var f = Want.GetProperty("frame");
+        var v = Corpus.Embedded.Find(Text(f, "id")) ?? throw new Exception($"no vector {Text(f, "id")}");
+        Assert.Equal("frame", v.Format);
+        Assert.Equal(Text(f, "frame"), v.Frame);
+        Assert.Equal(f.GetProperty("fields").EnumerateArray().Select(n => n.GetString()!).ToList(),
+            v.Fields!.Value.EnumerateObject().Select(p => p.Name).OrderBy(n => n, StringComparer.Ordinal).ToList());
+        Assert.Equal(Text(f, "hex"), Hex(v.Canonical!));
+        Assert.Null(v.Values);
     }
 
     [Fact]

@@ -39,7 +39,14 @@ def test_filters_combine(corpus):
     assert all(query["rule"] in v.rules and (v.family, v.era, v.format, v.kind) == (
         query["family"], query["era"], query["format"], query["kind"]) for v in picked)
     assert all(v.error and v.canonical is None for v in corpus.vectors(kind="decode-reject"))
-    assert all(v.values and v.bytes is None for v in corpus.vectors(kind="encode-reject"))
+    assert all((v.values or v.fields) and v.bytes is None for v in corpus.vectors(kind="encode-reject"))
+
+
+def test_a_frame_vector_has_its_kind_and_fields(corpus):
+    frame = EXPECTED["frame"]
+    v = corpus.vector(frame["id"])
+    assert (v.format, v.frame, sorted(v.fields), v.canonical.hex(), v.values) == (
+        "frame", frame["frame"], frame["fields"], frame["hex"], None)
 
 
 def test_ten_vectors_decode(corpus):

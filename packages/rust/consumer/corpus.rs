@@ -47,6 +47,19 @@ fn versions_and_counts() {
 }
 
 #[test]
+fn frame_vector() {
+    let (corpus, want) = (Corpus::embedded().unwrap(), expected());
+    let f = &want["frame"];
+    let id = f["id"].as_str().unwrap();
+    let v = corpus.vector(id).unwrap_or_else(|| panic!("no vector {id}"));
+    let names: Vec<&str> = v.fields().unwrap().keys().map(String::as_str).collect(); // serde_json's map is sorted
+    let wanted: Vec<&str> = f["fields"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+    assert_eq!((v.format(), v.frame(), names, hex(&v.canonical().unwrap().unwrap())),
+               ("frame", f["frame"].as_str(), wanted, f["hex"].as_str().unwrap().to_string()), "{id}");
+    assert!(v.values().is_none(), "{id}");
+}
+
+#[test]
 fn ten_vectors() {
     let (corpus, want) = (Corpus::embedded().unwrap(), expected());
     let samples = want["samples"].as_array().unwrap();
@@ -64,7 +77,7 @@ fn ten_vectors() {
         // A value vector has canonical bytes (its bytes), values and encode, decode and a decode[label] per variant.
         let is_value = v.kind() == "value";
         assert_eq!(v.canonical().unwrap(), if is_value { Some(bytes) } else { None }, "{id}");
-        assert_eq!(v.values().is_some(), is_value, "{id}");
+        assert_eq!(v.values().is_some() || v.fields().is_some(), is_value, "{id}"); // frames have fields (spec.md 11)
         assert_eq!(v.ops().len(), if is_value { 2 + variants.len() } else { 1 }, "{id}: {:?}", v.ops());
     }
 }
