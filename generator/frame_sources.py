@@ -80,6 +80,9 @@ def field(spec, t: str, names):
     if t in ("extensions", "error-extensions"):
         return pairs(spec, names)
     if t in ("error", "error-or-nil"):
+        spec = resolve(spec, names)
+        if isinstance(spec, dict) and len(spec) == 1 and next(iter(spec)) not in dict(frames.ERROR_MEMBERS):
+            return value(spec, names, ERA)   # a typed value where the error object belongs (encode rejects)
         return error_object(spec, names)
     if t == "uuid-list":
         spec = resolve(spec, names)

@@ -92,7 +92,7 @@ def present_fields(kind: str, fields: dict, features) -> list[tuple[str, str]]:
         if name not in fields:
             raise FrameError("frame.fields", f"{kind}: field {name!r} is missing (other fields depend on it)")
         x = fields[name]
-        if name == "error":
+        if name in ("error", "arguments_count"):   # presence asks only whether it is nil; its type is checked later
             return None if x == {"type": "nil"} else x
         if not (isinstance(x, dict) and x.get("type") in ("int", "nil")):
             raise FrameError("frame.field-type", f"{kind}: field {name!r} must be an int")
@@ -144,8 +144,8 @@ def extension_parts(path: str, pairs) -> list[tuple[str, bytes]]:
 
 
 def error_parts(path: str, err) -> list[tuple[str, bytes]]:
-    if not isinstance(err, dict):
-        raise FrameError("frame.field-type", f"{path} must be an error object")
+    if not isinstance(err, dict) or "type" in err:   # a typed value (no error member is called "type")
+        raise FrameError("frame.field-type", f"{path} must be an error object, not {err!r:.80}")
     names = [m for m, _t in ERROR_MEMBERS]
     if sorted(err) != sorted(names):
         raise FrameError("frame.fields", f"{path} must have exactly the members {names}, has {sorted(err)}")

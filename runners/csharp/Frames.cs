@@ -525,13 +525,20 @@ sealed class Frames(Codec codec, JsonElement registry)
         /// <summary>A field the layout depends on: missing is frame.fields, a type other than int (or nil) frame.field-type.</summary>
         JsonElement Deciding(string field, bool nullable)
         {
+            JsonElement value = Required(field);
+            string? got = TypeOf(value);
+            WireError.Check(got == "int" || nullable && got == "nil", "frame.field-type", $"{field}: expected int{(nullable ? "?" : "")}, got {Describe(value)}");
+            return value;
+        }
+
+        /// <summary>A field other fields depend on: missing is frame.fields at once.</summary>
+        JsonElement Required(string field)
+        {
             if (Planning)
             {
                 wanted.Add(field);
             }
             WireError.Check(fields.TryGetProperty(field, out JsonElement value), "frame.fields", $"field {field} missing (other fields depend on it)");
-            string? got = TypeOf(value);
-            WireError.Check(got == "int" || nullable && got == "nil", "frame.field-type", $"{field}: expected int{(nullable ? "?" : "")}, got {Describe(value)}");
             return value;
         }
 
@@ -600,10 +607,11 @@ sealed class Frames(Codec codec, JsonElement registry)
             return IntOf(value);
         }
 
-        /// <summary>A nullable int that decides whether a field follows: true when it is nil.</summary>
+        /// <summary>A nullable int whose nil-ness alone decides whether a field follows (true when nil): its type is
+        /// checked with the other fields, after the names.</summary>
         public bool NilOr(string field)
         {
-            JsonElement value = Deciding(field, nullable: true);
+            JsonElement value = Required(field);
             if (!Planning)
             {
                 Scalar(field, value, "int", nullable: true);
@@ -685,7 +693,9 @@ sealed class Frames(Codec codec, JsonElement registry)
         /// <summary>The six members in order: exactly those (frame.fields), each of its type.</summary>
         void ErrorObject(string field, JsonElement error)
         {
-            WireError.Check(error.ValueKind == JsonValueKind.Object, "frame.field-type", $"{field}: expected an error object, got {Describe(error)}");
+            // A typed value given instead (no member of the error object is called "type") is of the wrong type too.
+            WireError.Check(error.ValueKind == JsonValueKind.Object && !error.TryGetProperty("type", out _), "frame.field-type",
+                $"{field}: expected an error object, got {Describe(error)}");
             string[] names = [.. error.EnumerateObject().Select(m => m.Name).Order(StringComparer.Ordinal)];
             WireError.Check(names.SequenceEqual(ErrorMembers.Order(StringComparer.Ordinal)), "frame.fields",
                 $"{field}: must have exactly the members [{string.Join(", ", ErrorMembers)}], has [{string.Join(", ", names)}]");

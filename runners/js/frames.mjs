@@ -295,7 +295,7 @@ const isInt64 = (value) => {
  * The typed values of one message, collected from `fields` in layout order. Errors come in the contract's
  * order: a missing or unknown field (frame.fields) before a field of the wrong type (frame.field-type) or an
  * int outside int64 (unrepresentable), so the first of those is remembered and thrown by finish(), once every
- * field has been matched. A field that decides which others exist (flags, arguments_count) must have its type
+ * field has been matched. A field whose bits decide which others exist (flags) must have its type
  * at once: its wrong type is thrown.
  */
 class Writer {
@@ -436,10 +436,10 @@ function writeUuidList(w, name) {
 
 const ERROR_MEMBERS = ["trace_id", "code", "class_name", "message", "stack_trace", "extensions"];
 
-/** The error object: six consecutive values. Not an object: frame.field-type; other members than the six
- * (a typed value given instead, say): frame.fields. @param {Writer} w @param {any} error (taken already) */
+/** The error object: six consecutive values. Not an object, or a typed value (no member of it is called "type"):
+ * frame.field-type; other members than the six: frame.fields. @param {Writer} w @param {any} error (taken already) */
 function writeError(w, error) {
-  if (typeof error !== "object" || error === null || Array.isArray(error)) {
+  if (typeof error !== "object" || error === null || Array.isArray(error) || Object.hasOwn(error, "type")) {
     w.mistyped(`error is not an error object: ${JSON.stringify(error)}`);
     return;
   }
@@ -569,7 +569,8 @@ function writeSqlExecuteRequest(w, features) {
   w.of("properties", "bin");
   if (features.has(SQL_MULTISTATEMENT_SUPPORT)) w.int("query_modifiers");
   w.of("statement", "str");
-  if (w.deciding("arguments_count", "int", true).type !== "nil") w.of("arguments_tuple", "bin");
+  // Only its nil-ness decides: a count of the wrong type still brings the tuple (frame.fields when it is missing).
+  if (w.nullable("arguments_count", "int")?.type !== "nil") w.of("arguments_tuple", "bin");
   w.int("observable_timestamp");
   if (features.has(SQL_PARTITION_AWARENESS)) w.of("partition_awareness", "bool");
 }
