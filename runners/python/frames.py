@@ -32,7 +32,7 @@ NIL = {"type": "nil"}
 
 def flags_of(f):
     v = f["flags"]     # KeyError when missing: encode reports the missing field
-    check(v.get("type") == "int", "frame.field-type", f"flags: expected int, got {describe(v)}")
+    check(isinstance(v, dict) and v.get("type") == "int", "frame.field-type", f"flags: expected int, got {describe(v)}")
     return int(v["value"])
 
 
@@ -110,6 +110,7 @@ LAYOUTS = {
 }
 HANDSHAKES = frozenset(("handshake-request", "handshake-response"))
 SCALARS = frozenset(("int", "bool", "str", "bin", "uuid", "bitmask"))
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def layout(kind):
@@ -218,6 +219,9 @@ class Writer:
     def typed(self, field, type_, v):
         check(isinstance(v, dict) and v.get("type") == type_, "frame.field-type",
               f"{field}: expected a typed {type_}, got {describe(v)}")
+        # Every int of a layout is a Java int or long: a uint64 above int64 has no field to go in.
+        check(type_ != "int" or INT64_MIN <= int(v["value"]) <= INT64_MAX, "unrepresentable",
+              f"{field}: {v.get('value')} is outside int64")
         self.values.append(v)
 
     def count(self, n):
@@ -293,6 +297,8 @@ def describe(v):
 def encode(kind, given, features=()):
     fields_layout = layout(kind)
     check(isinstance(given, dict), "frame.fields", "fields is not an object")
+    unknown = sorted(set(features) - FEATURES)
+    check(not unknown, "frame.fields", f"unknown negotiated features {unknown}: the layout cannot be known")
     w = Writer()
     w.write_layout(fields_layout, given, frozenset(features))
     body = codec.encode(w.values)
