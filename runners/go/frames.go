@@ -12,7 +12,9 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strconv"
 
@@ -35,6 +37,29 @@ const (
 
 	maxFeatureBit = 1<<23 - 1 // encode: a feature set of at most 1 MiB (registry bits are below 32)
 )
+
+// frameFeatures are the feature names of schema/registry.json frames.features (read at start-up): encoding on
+// a connection that negotiated another name is refused, as its layout cannot be known.
+var frameFeatures = map[string]bool{}
+
+func loadFrameFeatures(path string) error {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var doc struct {
+		Frames struct {
+			Features []struct{ Name string } `json:"features"`
+		} `json:"frames"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return err
+	}
+	for _, f := range doc.Frames.Features {
+		frameFeatures[f.Name] = true
+	}
+	return nil
+}
 
 type frameKind struct {
 	magic bool
@@ -120,6 +145,16 @@ func decodeFrame(kind frameKind, data []byte, features map[string]bool, era stri
 // encodeFrame checks fields against the layout (frame.fields first, then every other error in layout order)
 // and prefixes the encoded values with the length, and the magic for handshake kinds.
 func encodeFrame(kind frameKind, rawFields json.RawMessage, features map[string]bool, era string) ([]byte, error) {
+	var unknown []string
+	for name := range features {
+		if !frameFeatures[name] {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		return nil, wireErr("frame.fields", "negotiated features %v are not in the registry: the layout cannot be known", unknown)
+	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(rawFields, &fields); err != nil || fields == nil {
 		return nil, wireErr("frame.fields", "fields is not a JSON object")
@@ -463,12 +498,25 @@ func (w *writer) value(name, want string, nullable bool) *Value {
 		return nil
 	}
 	v, err := typedValue(w.prefix+name, raw, want, nullable)
+	if err == nil && v.Type == "int" {
+		err = int64Field(w.prefix+name, v)
+	}
 	if err != nil {
 		w.failWith(err)
 		return nil
 	}
 	w.put(v)
 	return v
+}
+
+// int64Field: every int field of a layout is a Java int or long, so one outside int64 (even if a uint64 holds it)
+// is unrepresentable; payload and extension values are plain MessagePack values and are not checked here.
+func int64Field(what string, v *Value) error {
+	s, _ := v.text()
+	if _, err := strconv.ParseInt(s, 10, 64); errors.Is(err, strconv.ErrRange) {
+		return wireErr("unrepresentable", "%s: %s is outside int64", what, s)
+	}
+	return nil
 }
 
 func (w *writer) field(name, want string)         { w.value(name, want, false) }
@@ -491,12 +539,16 @@ func (w *writer) flags(name string) int64 {
 		w.layoutErr = err
 		return 0
 	}
-	w.put(v)
+	if err := int64Field(w.prefix+name, v); err != nil {
+		w.failWith(err) // in wire order: the bits still decide the layout, as a uint64's would
+	} else {
+		w.put(v)
+	}
 	s, _ := v.text()
 	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return n
 	}
-	n, _ := strconv.ParseUint(s, 10, 64) // as Java's int would wrap; above uint64 put said unrepresentable
+	n, _ := strconv.ParseUint(s, 10, 64) // outside int64 (refused above); its low 64 bits still give the layout
 	return int64(n)
 }
 

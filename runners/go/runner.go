@@ -125,7 +125,11 @@ func main() {
 	if len(os.Args) > 1 {
 		registryPath = os.Args[1]
 	}
-	if err := loadRegistry(registryPath); err != nil {
+	err := loadRegistry(registryPath)
+	if err == nil {
+		err = loadFrameFeatures(registryPath)
+	}
+	if err != nil {
 		logf("cannot read the registry %s: %v", registryPath, err)
 		os.Exit(2)
 	}
