@@ -53,9 +53,14 @@ final class Frames {
             "stack_trace", "extensions");
 
     private final Codec codec;
+    /** The feature names a connection can negotiate (registry frames.features[].name). */
+    private final Set<String> featureNames = new HashSet<>();
 
-    Frames(Codec codec) {
+    Frames(Codec codec, JsonNode registry) {
         this.codec = codec;
+        for (JsonNode feature : registry.path("frames").path("features")) {
+            featureNames.add(feature.path("name").textValue());
+        }
     }
 
     private static boolean hasMagic(String kind) {
@@ -72,7 +77,7 @@ final class Frames {
 
     /** The number of a typed int. */
     private static BigInteger intOf(JsonNode typedInt) {
-        return new BigInteger(typedInt.get("value").textValue());
+        return new BigInteger(Fields.text(typedInt, "value"));
     }
 
     private static boolean isTyped(JsonNode value, String type) {
@@ -195,6 +200,11 @@ final class Frames {
     /** The frame of the message {@code fields} describes: length-prefixed, with the magic for handshake kinds. */
     byte[] encode(String kind, JsonNode fields, Set<String> features) throws WireError, IOException {
         checkKind(kind);
+        Set<String> unknown = new TreeSet<>(features);
+        unknown.removeAll(featureNames);
+        if (!unknown.isEmpty()) { // before anything else: the features decide which fields the layout has
+            throw fieldsError("unknown feature names " + unknown + " (registry frames.features)");
+        }
         if (!fields.isObject()) {
             throw fieldsError("'fields' is not an object");
         }
@@ -270,15 +280,22 @@ final class Frames {
             }
         }
 
-        /** Appends a typed value after checking its type; false (and remembered) if it is not of that type. */
-        boolean add(String field, JsonNode value, String type) {
+        /**
+         * Appends a typed value after checking its type, and for an int that it fits a Java long (every int field
+         * of a layout is an int or a long: 2^63 .. 2^64-1 is unrepresentable even though MessagePack holds it);
+         * the first such error in layout order is remembered.
+         */
+        void add(String field, JsonNode value, String type) {
             if (!isTyped(value, type)) {
                 wrongType("field '" + field + "' is " + describe(value) + ", not " + type);
-                return false;
+                return;
+            }
+            if (type.equals("int") && intOf(value).bitLength() > 63) {
+                defer(WireError.unrepresentable("field '" + field + "': " + intOf(value) + " is outside int64"));
+                return;
             }
             values.add(type.equals("uuid") && !value.has("era") ? ((ObjectNode) value.deepCopy()).put("era", ERA)
                     : value);
-            return true;
         }
 
         void value(String field, String type) throws WireError {

@@ -38,10 +38,11 @@ public final class Runner {
         StreamReadConstraints.overrideDefaultStreamReadConstraints(StreamReadConstraints.builder()
                 .maxNestingDepth(20_100).maxStringLength(Integer.MAX_VALUE).build());
         File registryFile = new File(args.length > 0 ? args[0] : "../../schema/registry.json");
-        IgniteExt ignite = new IgniteExt(Trees.read(Trees.FACTORY.createParser(registryFile)));
+        JsonNode registry = Trees.read(Trees.FACTORY.createParser(registryFile));
+        IgniteExt ignite = new IgniteExt(registry);
         Codec codec = new Codec(ignite);
         BinaryTuple tuples = new BinaryTuple(codec);
-        Frames frames = new Frames(codec);
+        Frames frames = new Frames(codec, registry);
         StdinLines in = new StdinLines(new FileInputStream(FileDescriptor.in));
         // One generator for every answer, writing chars through a UTF-8 writer (Jackson's byte generator would
         // escape characters beyond the BMP as surrogate pairs); no String of each answer is built and copied.
