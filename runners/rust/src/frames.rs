@@ -570,14 +570,28 @@ fn write_field(name: &str, slot: Slot, v: &Value, out: &mut Vec<Value>) -> Resul
     }
 }
 
+/// Every int field of a layout is a Java int or long: one outside int64 is refused, even if a uint64 holds it.
+/// (A value that is no decimal integer is left to the value encoder, which says so.)
+fn int64(name: &str, v: &Value) -> Result<()> {
+    let text = v.get("value").and_then(Value::as_str).unwrap_or("");
+    match parse_wide(text) {
+        Ok(Some(n)) if i64::try_from(n).is_ok() => Ok(()),
+        Ok(_) => wire("unrepresentable", format!("{name}: {} is outside int64", short(&json!(text)))),
+        Err(_) => Ok(()),
+    }
+}
+
 /// Appends the typed values of one field; false when `v` is not of type `ty`.
 fn write_value(name: &str, ty: Ty, v: &Value, out: &mut Vec<Value>) -> Result<bool> {
     if let Some(wanted) = ty.scalar() {
-        let ok = type_of(v) == wanted;
-        if ok {
-            out.push(v.clone());
+        if type_of(v) != wanted {
+            return Ok(false);
         }
-        return Ok(ok);
+        if ty == Ty::Int {
+            int64(name, v)?;
+        }
+        out.push(v.clone());
+        return Ok(true);
     }
     let typed_values = |items: &[Value]| items.iter().all(Value::is_object);
     match (ty, v) {
@@ -619,6 +633,10 @@ fn write_value(name: &str, ty: Ty, v: &Value, out: &mut Vec<Value>) -> Result<bo
 /// codec.rs (shortest forms), then the length and, for handshake kinds, the magic in front.
 pub fn encode(kind_name: &str, fields: &Value, features: &[&str], reg: &Registry) -> Result<Vec<u8>> {
     let (magic, layout) = kind(kind_name)?;
+    let unknown: Vec<&str> = features.iter().copied().filter(|f| !reg.features.iter().any(|known| known == f)).collect();
+    if !unknown.is_empty() {
+        return wire("frame.fields", format!("unknown feature names (not in registry frames.features): {}", unknown.join(", ")));
+    }
     let given = match fields {
         Value::Object(members) => members,
         other => return wire("frame.fields", format!("fields is not an object: {}", short(other))),
@@ -720,5 +738,24 @@ mod tests {
         assert_eq!(reject(&fields), "frame.field-type");
         fields.as_object_mut().unwrap().remove("extensions");
         assert_eq!(reject(&fields), "frame.fields");
+    }
+
+    #[test]
+    fn encode_refuses_layout_ints_outside_int64_and_unknown_features() {
+        let reg = registry();
+        let request = |id: &str| json!({"op": typed_int(1), "request_id": {"type": "int", "value": id}, "payload": []});
+        let class = |r: Result<Vec<u8>>| match r {
+            Err(Failure::Wire { class, .. }) => class,
+            other => panic!("not rejected: {other:?}"),
+        };
+        assert!(encode("request", &request("9223372036854775807"), &[], &reg).is_ok());
+        assert_eq!(class(encode("request", &request("9223372036854775808"), &[], &reg)), "unrepresentable");
+        assert_eq!(class(encode("request", &request("-9223372036854775809"), &[], &reg)), "unrepresentable");
+        // payload values are plain MessagePack values: a uint64 is fine there
+        let big = json!({"op": typed_int(1), "request_id": typed_int(2), "payload": [{"type": "int", "value": "18446744073709551615"}]});
+        assert!(encode("request", &big, &[], &reg).is_ok());
+        // an unknown feature name comes before anything else, even a fields value that is no object
+        assert_eq!(class(encode("request", &json!(null), &["NO_SUCH_FEATURE"], &reg)), "frame.fields");
+        assert!(encode("request", &request("1"), &[SQL_PARTITION_AWARENESS], &reg).is_ok());
     }
 }

@@ -35,6 +35,8 @@ pub struct Registry {
     codes: HashMap<String, HashMap<i8, String>>,
     /// era -> value type -> (code, layout id) (encoding)
     types: HashMap<String, HashMap<String, (i8, String)>>,
+    /// frames.features[].name: the feature names a connection can negotiate (none if the document has no frames).
+    pub features: Vec<String>,
 }
 
 fn field<'a>(v: &'a Value, name: &str) -> Result<&'a Value> {
@@ -143,7 +145,11 @@ impl Registry {
                 types.get_mut(era).expect("same eras").insert(layout.value_type.clone(), (code, lay));
             }
         }
-        Ok(Registry { eras, layouts, codes, types })
+        let mut features = Vec::new();
+        for f in doc.pointer("/frames/features").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default() {
+            features.push(text(f, "name").ok_or("a frames feature without name")?);
+        }
+        Ok(Registry { eras, layouts, codes, types, features })
     }
 
     pub fn knows_era(&self, era: &str) -> bool {
