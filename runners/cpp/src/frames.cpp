@@ -31,6 +31,15 @@ constexpr std::uint64_t kServerOpResponseError = 4;         // server_op_respons
 const char* const kSqlDirectTxMapping = "SQL_DIRECT_TX_MAPPING";  // features
 const char* const kSqlMultistatementSupport = "SQL_MULTISTATEMENT_SUPPORT";
 const char* const kSqlPartitionAwareness = "SQL_PARTITION_AWARENESS";
+// Every feature a connection can negotiate (frames.features[].name): an encoder meeting another name cannot know
+// the layout that name would change.
+const char* const kFeatureNames[] = {
+    "USER_ATTRIBUTES", "TABLE_GET_REQS_USE_QUALIFIED_NAME", "TX_DIRECT_MAPPING", "PLATFORM_COMPUTE_JOB",
+    "PLATFORM_COMPUTE_EXECUTOR", "STREAMER_RECEIVER_EXECUTION_OPTIONS", "TX_DELAYED_ACKS", "TX_PIGGYBACK",
+    "TX_ALLOW_NOOP_ENLIST", "SQL_PARTITION_AWARENESS", "SQL_DIRECT_TX_MAPPING", "COMPUTE_TASK_ID",
+    "TX_CLIENT_GETALL_SUPPORTS_TX_OPTIONS", "SQL_MULTISTATEMENT_SUPPORT", "COMPUTE_OBSERVABLE_TS",
+    "TX_DIRECT_MAPPING_SEND_REMOTE_WRITES", "SQL_PARTITION_AWARENESS_TABLE_NAME", "TX_DIRECT_MAPPING_SEND_DISCARD",
+    "SQL_UPDATE_COUNTERS_2"};
 
 // Typed value types of the scalar field types.
 const char* const kInt = "int";
@@ -66,6 +75,27 @@ std::uint64_t low_bits(const ojson& v) {
 }
 
 std::string quote(const std::string& name) { return "field '" + name + "'"; }
+
+std::string join(const std::vector<std::string>& names) {
+    std::string out;
+    for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
+    return out;
+}
+
+// Every int field of a layout is a Java int or long: a typed int outside int64 (even one a uint64 holds) has no
+// field to go in. A value that is no decimal string is left to codec::encode, which says what is wrong with it.
+void check_int64(const std::string& name, const ojson& v) {
+    auto value = v.find("value");
+    bool outside = false;
+    if (value != v.end() && value->is_number_unsigned())
+        outside = value->get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+    else if (value != v.end() && value->is_string()) {
+        const std::string& s = value->get_ref<const std::string&>();
+        std::int64_t n;
+        outside = std::from_chars(s.data(), s.data() + s.size(), n).ec == std::errc::result_out_of_range;
+    }
+    if (outside) throw WireError("unrepresentable", quote(name) + ": " + value->dump() + " is outside int64");
+}
 
 // what: the field (or its member, pair, count) in words.
 WireError field_type(const std::string& what, const std::string& expected, const ojson& got) {
@@ -289,11 +319,6 @@ public:
     }
 
 private:
-    static std::string join(const std::vector<std::string>& names) {
-        std::string out;
-        for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-        return out;
-    }
     // The field's value; in the first walk also marks it wanted (nullptr when missing: only the first walk meets it).
     const ojson* take(const std::string& name) {
         auto it = fields_.find(name);
@@ -306,9 +331,13 @@ private:
     static void expect(const std::string& name, const ojson& v, bool ok, const std::string& expected) {
         if (!ok) throw field_type(quote(name), expected, v);
     }
+    // A field's (or error member's) value, after its type check and, for an int, its range check (second walk only:
+    // the flags are type-checked in the first, since the layout follows from them).
     void push(const std::string& name, const ojson& v, bool ok, const std::string& expected) {
         expect(name, v, ok, expected);
-        if (!naming_) values_.push_back(v);
+        if (naming_) return;
+        if (typed(v, kInt)) check_int64(name, v);
+        values_.push_back(v);
     }
     void pairs(const std::string& name, const ojson& v) {
         expect(name, v, v.is_array() && std::all_of(v.begin(), v.end(), [](const ojson& p) {
@@ -537,6 +566,11 @@ ojson decode(const std::string& kind_name, const Bytes& bytes, const Features& f
 
 Bytes encode(const std::string& kind_name, const ojson& fields, const Features& features) {
     const Kind& kind = kind_of(kind_name);
+    std::vector<std::string> unknown;
+    for (const auto& name : features)  // a std::set: already sorted
+        if (std::find(std::begin(kFeatureNames), std::end(kFeatureNames), name) == std::end(kFeatureNames))
+            unknown.push_back(name);
+    if (!unknown.empty()) throw WireError("frame.fields", "unknown feature names: " + join(unknown));
     if (!fields.is_object()) throw WireError("frame.fields", "'fields' is not an object");
     Writer writer(fields);
     kind.write(writer, features);  // first walk: the names
