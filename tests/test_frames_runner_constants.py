@@ -1,5 +1,6 @@
 """Every runner's frame codec carries the registry's frame constants (schema/registry.json `frames`): the response
-flag bits, the SERVER_OP_RESPONSE ERROR bit, and the magic of spec rule FR-MAGIC. A registry change then fails
+flag bits, the SERVER_OP_RESPONSE ERROR bit, the magic of spec rule FR-MAGIC and, where a codec lists them, the
+feature names. A registry change then fails
 here until each runner follows.
 
 Grep-level on purpose: one file per runner, named as its language names things (FRAMES.md section 5), and per
@@ -110,3 +111,28 @@ def test_the_patterns_tell_a_wrong_value_from_the_right_one():
     assert registry_magic() == b"IGNI"
     assert re.search(magic_patterns(b"IGNI")[1], "{0x49, 0x47, 0x4e, 0x49}", re.I)
     assert not any(re.search(p, "{0x49, 0x47, 0x4e, 0x4a}", re.I) for p in magic_patterns(b"IGNI"))
+
+
+
+# The features whose fields sql-execute-request reads: every frame codec names these three.
+SQL_FEATURES = {"SQL_DIRECT_TX_MAPPING", "SQL_MULTISTATEMENT_SUPPORT", "SQL_PARTITION_AWARENESS"}
+
+
+def missing_features(text):
+    """Encoders refuse a negotiated feature name the registry does not have (frame.fields), so a codec either reads
+    the names from the registry or lists them all: a file naming a feature beyond the three SQL ones lists them,
+    and the names of the registry it lacks are returned."""
+    names = {f["name"] for f in FRAMES["features"]}
+    listed = set(re.findall(r'"([A-Z][A-Z0-9_]+)"', text)) & names
+    return sorted(names - listed) if listed - SQL_FEATURES else []
+
+
+@pytest.mark.parametrize("runner", sorted(FRAME_FILES))
+def test_a_listed_feature_table_is_the_registry_s(runner):
+    missing = missing_features((ROOT / FRAME_FILES[runner]).read_text())
+    assert not missing, f"{FRAME_FILES[runner]} lists the feature names but lacks {missing} of the registry"
+
+
+def test_a_feature_table_short_of_one_name_is_caught():
+    text = (ROOT / FRAME_FILES["cpp"]).read_text()
+    assert missing_features(text.replace('"SQL_UPDATE_COUNTERS_2"', '"RENAMED"')) == ["SQL_UPDATE_COUNTERS_2"]
