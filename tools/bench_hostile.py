@@ -29,15 +29,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from harness.api import (DEFAULT_CACHE, EOF, SECONDS, TIMEOUT, ConfigError, CorpusError, LineTooLong,  # noqa: E402
-                         RunnerProcess, StderrLog, known_runners, number, open_corpus, parse_overrides, resolve)
+                         Op, RunnerProcess, StderrLog, known_runners, number, open_corpus, parse_overrides,
+                         resolve)
 
 MIB = 1 << 20
 SAMPLE_SECONDS = 0.02
 RETIME = 10
 
-
-# What a frame decode request carries beside era and hex.
-FRAME_KEYS = ("format", "frame", "features")
 
 def process_tree(root_pid: int) -> list[int]:
     """root_pid and every descendant, from /proc/<pid>/stat parent ids."""
@@ -127,10 +125,8 @@ class Bench:
 
     def decode(self, request_id: int, vector: dict):
         """(seconds, response dict or None)."""
-        request = {"cmd": "decode", "id": request_id, "era": vector["era"], "hex": vector["hex"]}
-        for key in FRAME_KEYS:      # frame vectors (spec.md 11.1) say what message the bytes are
-            if key in vector:
-                request[key] = vector[key]
+        # The request verify sends for the vector's reject op (a frame's: format, frame and features too).
+        request = Op(vector, "reject", "decode", hex=vector["hex"]).request(request_id)
         began = time.monotonic()
         self.proc.send((json.dumps(request) + "\n").encode())
         line = self.proc.read_line(began + self.timeout)
