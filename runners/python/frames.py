@@ -5,7 +5,7 @@ sequence of values laid out by the message kind (LAYOUTS). Decoding reads the wh
 walks the layout over the value list (Cursor); encoding checks the fields against the layout, lays out typed values
 in wire order (Writer) and writes them with codec.encode. No count or declared length is ever used to allocate."""
 import codec
-from ignite_ext import REGISTRY, WireError, check
+from ignite_ext import INT64, REGISTRY, WireError, check, in_range
 
 ERA = "3.0"
 MAGIC = b"IGNI"                      # 49 47 4e 49, before the length of both handshake messages (spec FR-MAGIC)
@@ -110,7 +110,6 @@ LAYOUTS = {
 }
 HANDSHAKES = frozenset(("handshake-request", "handshake-response"))
 SCALARS = frozenset(("int", "bool", "str", "bin", "uuid", "bitmask"))
-INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 
 def layout(kind):
@@ -220,7 +219,7 @@ class Writer:
         check(isinstance(v, dict) and v.get("type") == type_, "frame.field-type",
               f"{field}: expected a typed {type_}, got {describe(v)}")
         # Every int of a layout is a Java int or long: a uint64 above int64 has no field to go in.
-        check(type_ != "int" or INT64_MIN <= int(v["value"]) <= INT64_MAX, "unrepresentable",
+        check(type_ != "int" or in_range(int(v["value"]), INT64), "unrepresentable",
               f"{field}: {v.get('value')} is outside int64")
         self.values.append(v)
 
