@@ -199,9 +199,19 @@ public final class IgniteJavaRunner {
         return r;
     }
 
+    /** Where it was thrown, and the client's own frame it came through (its upstream file and line). */
     private static String at(Throwable t) {
         StackTraceElement[] st = t.getStackTrace();
-        return st.length == 0 ? "" : " at " + st[0];
+        if (st.length == 0) {
+            return "";
+        }
+        String s = " at " + st[0];
+        for (StackTraceElement e : st) {
+            if (e.getClassName().startsWith("org.apache.ignite.")) {
+                return e == st[0] ? s : s + " via " + e;
+            }
+        }
+        return s;
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -252,10 +262,11 @@ public final class IgniteJavaRunner {
             if (m.contains("Unsupported compute job type id")) {
                 return "invalid.tuple-type";                   // ClientComputeJobUnpacker
             }
-            if (m.contains("All items must have the same type")) {
-                return "unrepresentable";                      // collection writer
-            }
             return null;
+        }
+        if (t instanceof IllegalArgumentException && m.startsWith("All items must have the same type")
+                && cmd.equals("encode")) {
+            return "unrepresentable";                          // StreamerReceiverSerializer.appendCollectionToBinaryTuple
         }
         if (t instanceof DateTimeException && cmd.equals("decode")) {
             return "invalid.tuple-value";                      // LocalDate.of / LocalTime.of / Instant in the getters
@@ -368,7 +379,8 @@ public final class IgniteJavaRunner {
                 p.packBinary(unhex(v.get("hex").asText()));
                 return;
             case "ext": {
-                int code = v.get("code").asInt();
+                JsonNode c = v.get("code");
+                int code = c.canConvertToInt() ? c.intValue() : Integer.MAX_VALUE;
                 if (code < -128 || code > 127) {
                     throw new Skip("ClientMessagePacker.packExtensionTypeHeader takes a byte code; " + code + " is not one");
                 }
@@ -477,12 +489,12 @@ public final class IgniteJavaRunner {
                 case "INT64": return new BigInteger(v.get("value").asText()).longValueExact();
                 case "FLOAT": return Float.intBitsToFloat(Integer.parseUnsignedInt(v.get("bits").asText(), 16));
                 case "DOUBLE": return Double.longBitsToDouble(Long.parseUnsignedLong(v.get("bits").asText(), 16));
-                case "DECIMAL": return new BigDecimal(new BigInteger(v.get("unscaled").asText()), v.get("scale").asInt());
-                case "DATE": return LocalDate.of(v.get("year").asInt(), v.get("month").asInt(), v.get("day").asInt());
-                case "TIME": return LocalTime.of(v.get("hour").asInt(), v.get("minute").asInt(), v.get("second").asInt(),
-                        v.get("nano").asInt());
-                case "DATETIME": return LocalDateTime.of(v.get("year").asInt(), v.get("month").asInt(), v.get("day").asInt(),
-                        v.get("hour").asInt(), v.get("minute").asInt(), v.get("second").asInt(), v.get("nano").asInt());
+                case "DECIMAL": return new BigDecimal(new BigInteger(v.get("unscaled").asText()), intField(v, "scale"));
+                case "DATE": return LocalDate.of(intField(v, "year"), intField(v, "month"), intField(v, "day"));
+                case "TIME": return LocalTime.of(intField(v, "hour"), intField(v, "minute"), intField(v, "second"),
+                        intField(v, "nano"));
+                case "DATETIME": return LocalDateTime.of(intField(v, "year"), intField(v, "month"), intField(v, "day"),
+                        intField(v, "hour"), intField(v, "minute"), intField(v, "second"), intField(v, "nano"));
                 case "TIMESTAMP": return Instant.ofEpochSecond(new BigInteger(v.get("seconds").asText()).longValueExact(),
                         nanoField(v));
                 case "DURATION": return Duration.ofSeconds(new BigInteger(v.get("seconds").asText()).longValueExact(),
@@ -490,13 +502,22 @@ public final class IgniteJavaRunner {
                 case "UUID": return UUID.fromString(v.get("value").asText());
                 case "STRING": return v.get("value").asText();
                 case "BYTE_ARRAY": return unhex(v.get("hex").asText());
-                case "PERIOD": return Period.of(v.get("years").asInt(), v.get("months").asInt(), v.get("days").asInt());
+                case "PERIOD": return Period.of(intField(v, "years"), intField(v, "months"), intField(v, "days"));
                 default: break;
             }
         } catch (ArithmeticException | DateTimeException e) {
             throw new Skip("the client's Java type for " + t + " cannot hold the value: " + e.getMessage());
         }
         throw new Skip("no Java type of the client for element type " + t);
+    }
+
+    /** An int field of the notation, exactly (JSON numbers beyond int would wrap in asInt()). */
+    private static int intField(JsonNode v, String name) {
+        JsonNode n = v.get(name);
+        if (n == null || !n.canConvertToInt() || !n.isIntegralNumber()) {
+            throw new Skip("the client's Java type for " + v.path("type").asText() + " cannot hold " + name + " = " + n);
+        }
+        return n.intValue();
     }
 
     private static long nanoField(JsonNode v) {
