@@ -31,6 +31,7 @@ import org.apache.ignite.internal.binarytuple.BinaryTupleReader;
 import org.apache.ignite.internal.client.proto.ClientMessageCommon;
 import org.apache.ignite.internal.client.proto.ClientMessagePacker;
 import org.apache.ignite.internal.client.proto.ClientMessageUnpacker;
+import org.apache.ignite.internal.client.proto.ClientMsgPackType;
 import org.apache.ignite.lang.IgniteException;
 import org.msgpack.core.ExtensionTypeHeader;
 import org.msgpack.core.MessageFormat;
@@ -660,13 +661,13 @@ public final class IgniteJavaRunner {
                     // Peek the code through the client's own header reader, then let the typed reader read it all.
                     byte type = u.unpackExtensionTypeHeader().getType();
                     buf.readerIndex(at);
-                    if (type == 3) {
+                    if (type == ClientMsgPackType.UUID) {
                         n.put("type", "uuid");
                         n.put("era", "3.0");
                         n.put("value", u.unpackUuid().toString());
                         return n;
                     }
-                    if (type == 8) {
+                    if (type == ClientMsgPackType.BITMASK) {
                         BitSet bs = u.unpackBitSet();
                         n.put("type", "bitmask");
                         n.put("era", "3.0");
