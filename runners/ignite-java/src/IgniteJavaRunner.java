@@ -28,6 +28,7 @@ import java.util.UUID;
 import org.apache.ignite.internal.binarytuple.BinaryTupleBuilder;
 import org.apache.ignite.internal.binarytuple.BinaryTupleFormatException;
 import org.apache.ignite.internal.binarytuple.BinaryTupleReader;
+import org.apache.ignite.internal.client.proto.ClientComputeJobPacker;
 import org.apache.ignite.internal.client.proto.ClientMessageCommon;
 import org.apache.ignite.internal.client.proto.ClientMessagePacker;
 import org.apache.ignite.internal.client.proto.ClientMessageUnpacker;
@@ -324,9 +325,9 @@ public final class IgniteJavaRunner {
                 case "compute-arg": {
                     JsonNode v = only(values);
                     if (v.path("type").asText().equals("MARSHALLED")) {
-                        Compat.packComputeMarshalled(p, unhex(v.get("hex").asText()));
+                        ClientComputeJobPacker.packJobResult(unhex(v.get("hex").asText()), new PassThroughMarshaller(), p);
                     } else {
-                        Compat.packComputeNative(p, object(v));
+                        ClientComputeJobPacker.packJobResult(object(v), null, p);
                     }
                     break;
                 }

@@ -1,5 +1,4 @@
 import java.util.List;
-import org.apache.ignite.internal.client.proto.ClientComputeJobPacker;
 import org.apache.ignite.internal.client.proto.ClientComputeJobUnpacker;
 import org.apache.ignite.internal.client.proto.ClientMessagePacker;
 import org.apache.ignite.internal.client.proto.ClientMessageUnpacker;
@@ -20,14 +19,6 @@ final class Compat {
 
     static List<Object> unpackCollection(ClientMessageUnpacker u) {
         return StreamerReceiverSerializer.deserializeReceiverResultsOnClient(u);
-    }
-
-    static void packComputeNative(ClientMessagePacker p, Object o) {
-        ClientComputeJobPacker.packJobResult(o, null, p);
-    }
-
-    static void packComputeMarshalled(ClientMessagePacker p, byte[] bytes) {
-        ClientComputeJobPacker.packJobResult(bytes, new PassThroughMarshaller(), p);
     }
 
     /** {marshalled?, value}: the kind decides whether the user's (pass-through) marshaller is given, as a caller's code would. */
