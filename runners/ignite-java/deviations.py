@@ -186,6 +186,52 @@ CAUSES = [
 ]
 
 
+GLOB_LIMIT = 200  # the harness's cap on the verdicts one id glob may match
+
+
+def compress(vs, owner, cause):
+    """Entries for one cause: an id glob 'prefix.*' (the widest, up to GLOB_LIMIT verdicts) where every verdict of
+    that op under the prefix belongs to this cause, else the exact id. Same verdicts, far fewer lines."""
+    by_op = {}
+    for v in vs:
+        by_op.setdefault(v["op"], []).append(v)
+    lines = []
+    for op in sorted(by_op):
+        todo = sorted(by_op[op], key=lambda v: v["vector"])
+        reasons = {v["vector"]: short(v) for v in todo}
+        ids_of_op = [vec for (vec, o) in owner if o == op]
+        done = set()
+        for v in todo:
+            if v["vector"] in done:
+                continue
+            best = None
+            parts = v["vector"].split(".")
+            for k in range(1, len(parts)):
+                prefix = ".".join(parts[:k]) + "."
+                under = [vec for vec in ids_of_op if vec.startswith(prefix)]
+                if len(under) <= GLOB_LIMIT and all(owner[(vec, op)] == cause for vec in under):
+                    best = (prefix, under)
+                    break
+            if best and len(best[1]) > 1:
+                prefix, under = best
+                why = {reasons[vec] for vec in under}
+                lines.append((prefix + "*", op, why.pop() if len(why) == 1 else f"{len(under)} vectors, as the cause says"))
+                done.update(under)
+            else:
+                lines.append((v["vector"], op, reasons[v["vector"]]))
+                done.add(v["vector"])
+    return sorted(lines)
+
+
+def short(v):
+    """The entry's reason: what the client did, in a few words (the cause header says why)."""
+    d = re.sub(r"\s+", " ", v.get("detail", ""))
+    m = re.search(r"client threw ([\w.$]+)\b.*?(?: via| at) (?:org\.apache\.ignite\.[\w.]*\.)?([\w$]+\.[\w$<>]+)\(", d)
+    if v["verdict"] == "skip" and m:
+        return f"skipped: {m.group(1).rsplit('.', 1)[-1]} in {m.group(2)}"
+    return d.replace("runner skipped: ", "skipped: ")[:90]
+
+
 def upstream_line(tree, ref, path, needle):
     if isinstance(path, dict):
         path = path[ref]
@@ -213,8 +259,11 @@ def main():
               f"{faults[0].get('detail', '')[:200]}): these are never listed; fix the run first", file=sys.stderr)
         return 1
     groups = {i: [] for i in range(len(CAUSES))}
+    owner = {}  # (vector, op) -> cause index, or None for a verdict that is not listed
     unmatched = []
     for v in report["verdicts"]:
+        if v["runner"] == "ignite-java":
+            owner.setdefault((v["vector"], v["op"]), None)
         if v["runner"] != "ignite-java" or v["verdict"] not in ("fail", "skip", "xfail"):
             continue
         if v["verdict"] == "xfail":
@@ -224,6 +273,7 @@ def main():
             unmatched.append((v, hits))
             continue
         groups[hits[0]].append(v)
+        owner[(v["vector"], v["op"])] = hits[0]
     if unmatched:
         for v, hits in unmatched[:50]:
             print(f"deviations.py: {len(hits)} causes for {v['vector']} {v['op']}: {v['verdict']}: {v.get('detail', '')[:300]}",
@@ -242,9 +292,8 @@ def main():
         out.append(f"## cause: {c['title']} | rule: {', '.join(rules) or 'none'} | upstream: {ups} | fixed-on-main: {c['fixed']}")
         out.extend("# " + line for line in c["notes"])
         out.append(f"# {len(vs)} verdicts")
-        for v in sorted(vs, key=lambda v: (v["vector"], v["op"])):
-            why = re.sub(r"\s+", " ", v.get("detail", ""))[:160]
-            out.append(f"{v['vector']}  {v['op']}  {why}")
+        for scope, op, why in compress(vs, owner, i):
+            out.append(f"{scope}  {op}  {why}")
         out.append("")
     path = args.out or os.path.join(HERE, f"expected-failures-{args.ref}.txt")
     with open(path, "w", encoding="utf-8") as f:
