@@ -247,6 +247,9 @@ def main():
     ap.add_argument("--ref", required=True, choices=["3.0.0", "3.1.0", "main"])
     ap.add_argument("report")
     ap.add_argument("--out", help="default runners/ignite-java/expected-failures-<ref>.txt")
+    ap.add_argument("--check", action="store_true",
+                    help="write nothing; exit 1 when the file differs from what this run gives (after a corpus change:"
+                         " a glob may hide a new vector that fails for another cause)")
     args = ap.parse_args()
     tree = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "ignite_upstream.py"), "ignite", "--ref", args.ref],
                           check=True, capture_output=True, text=True).stdout.strip()
@@ -296,6 +299,11 @@ def main():
             out.append(f"{scope}  {op}  {why}")
         out.append("")
     path = args.out or os.path.join(HERE, f"expected-failures-{args.ref}.txt")
+    if args.check:
+        with open(path, encoding="utf-8") as f:
+            same = f.read() == "\n".join(out)
+        print(f"deviations.py: {os.path.relpath(path)} {'matches' if same else 'DIFFERS from'} this run", file=sys.stderr)
+        return 0 if same else 1
     with open(path, "w", encoding="utf-8") as f:
         f.write("\n".join(out))
     print(f"deviations.py: {sum(len(g) for g in groups.values())} entries in "
