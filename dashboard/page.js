@@ -26,12 +26,12 @@ function vectorDetail(id) {
   }
   return VECTORS.get(id);
 }
-const STATE_TEXT = {pass: "✓ pass", info: "i info", xfail: "≈ expected failure", fail: "✗ fail",
+const STATE_TEXT = {pass: "✓ pass", info: "i info", coarse: "≃ coarse class", xfail: "≈ expected failure", fail: "✗ fail",
                     crash: "‼ crash", unclaimed: "∅ unclaimed", none: "– not run"};
-const VERDICT_STATE = {pass: "pass", info: "info", xfail: "xfail", fail: "fail", xpass: "fail", skip: "fail",
+const VERDICT_STATE = {pass: "pass", info: "info", coarse: "coarse", xfail: "xfail", fail: "fail", xpass: "fail", skip: "fail",
                        crash: "crash", timeout: "crash", "protocol-error": "crash", abandoned: "crash", fault: "crash",
                        unclaimed: "unclaimed"};
-const SEVERITY = ["crash", "fail", "xfail", "unclaimed", "pass", "info"];     // as dashboard/status.py
+const SEVERITY = ["crash", "fail", "xfail", "unclaimed", "coarse", "pass", "info"];     // as dashboard/status.py
 
 // el("td", {class: "x", onclick: f}, child, "text", ...): a DOM element; text is never parsed as HTML.
 function el(tag, attrs, ...children) {
@@ -93,7 +93,7 @@ function renderHeader() {
 }
 
 function renderRunners() {
-  const cols = ["pass", "info", "xfail", "fail", "xpass", "skip", "crash", "timeout", "protocol-error", "abandoned",
+  const cols = ["pass", "coarse", "info", "xfail", "fail", "xpass", "skip", "crash", "timeout", "protocol-error", "abandoned",
                 "unclaimed"];
   table($("runner-table"),
     ["runner", "state", "language", "library", ...cols.map(c => ({text: c, num: true})), "restarts", "stale"],
