@@ -76,9 +76,11 @@ harness/__pycache__/.compiled: $(wildcard harness/*.py)
 	@$(PY) -m compileall -q harness
 	@touch $@
 
-# The dashboard, Markdown summary and badges from the last run's report.
+# The dashboard, Markdown summary and badges from the last run's report (with the official clients' section when
+# their per-ref runs are in $(OUT)/official: docs/official-clients.md).
 report: setup
-	$(PY) -m dashboard --report $(OUT)/report.json --corpus vectors --out $(OUT)
+	$(PY) -m dashboard --report $(OUT)/report.json --corpus vectors --out $(OUT) \
+	    $(if $(wildcard $(OUT)/official/*/report.json),--official $(OUT)/official)
 
 # The tests run the Python runner (runners/python; tests/test_add_a_type.py in a scratch copy of the repository):
 # its setup installs python3-msgpack. -n: pytest-xdist workers, one per core (PYTEST_WORKERS=0: one process).
