@@ -133,3 +133,19 @@ def test_one_checked_verdict_is_enough(tmp_path):
     # Only the selected vector's ops run; the claimed one is checked, so the run passes as before.
     r = coarse_run(tmp_path, args=("--case", TRUNCATED))
     assert r.code == 0 and r.last_line == "1 passed, 0 failed"
+
+
+def test_report_journal_rebuilds_coarse_verdicts(tmp_path):
+    import io
+
+    from harness import cli
+
+    r = coarse_run(tmp_path, "--coarse-classes", "malformed", "--reject-as", f"{TRUNCATED}:malformed")
+    assert r.code == 0
+    out = tmp_path / "rebuilt"
+    code = cli.main(["report-journal", "--journal", str(r.out / "verdicts.jsonl"), "--corpus", str(CORPUS),
+                     "--runners-dir", str(tmp_path / "no-runners"), "--out", str(out)], io.StringIO(), io.StringIO())
+    report = json.loads((out / "report.json").read_text())
+    jsonschema.validate(report, SCHEMA)
+    assert code == 1        # a rebuilt report is marked incomplete
+    assert report["verdicts"] == r.report["verdicts"] and report["totals"]["coarse"] == 1
