@@ -150,14 +150,13 @@ def listing(runners_dir, runner, ref):
 
 
 def _line_of(record, file):
-    """The line of file that listed an xfail record (its expectation 'file:line: reason'), or None."""
+    """The line of file that listed an xfail record (its expectation '<path>:<line>: <reason>', the path as the run
+    was given it, relative or not), or None when another file listed it."""
     expectation = record.get("expectation") or ""
-    for name in {file, Path(file).name}:
-        if name and expectation.startswith(name + ":"):
-            m = re.match(r"(\d+): ", expectation[len(name) + 1:])
-            return int(m.group(1)) if m else None
-    m = re.match(r"^(.*):(\d+): ", expectation)
-    return int(m.group(2)) if m and Path(m.group(1)).name == Path(file).name else None
+    for m in re.finditer(r":(\d+): ", expectation):
+        if Path(expectation[:m.start()]).name == Path(file).name:
+            return int(m.group(1))
+    return None
 
 
 def _row(runner, ref, report, where):

@@ -201,3 +201,11 @@ def test_dashboard_section(official_runs, tmp_path):
     assert build(tmp_path / "plain", report=out / "3.1.0" / "report.json", corpus=CORPUS) == 0
     assert "official" not in page_data((tmp_path / "plain" / "dashboard.html").read_text())
     assert re.search(r"renderOfficial\(\)", (REPO / "dashboard" / "page.js").read_text())
+
+
+def test_an_xfail_is_attributed_by_the_listing_line_whatever_the_path_and_reason():
+    # make verify-official gives the file relative to the repository; the reason may hold ':N: ' itself.
+    record = {"expectation": "runners/ignite-cpp/expected-failures-3.1.0.txt:12: reader.h:57: reads nil"}
+    assert official._line_of(record, REPO / "runners" / "ignite-cpp" / "expected-failures-3.1.0.txt") == 12
+    assert official._line_of(record, REPO / "runners" / "ignite-cpp" / "expected-failures-3.0.0.txt") is None
+    assert official._line_of({"expectation": None}, "expected-failures-3.1.0.txt") is None
