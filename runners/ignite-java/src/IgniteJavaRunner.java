@@ -319,7 +319,7 @@ public final class IgniteJavaRunner {
                     for (JsonNode v : values) {
                         items.add(object(v));
                     }
-                    Compat.packCollection(p, items);
+                    CollectionCompat.packCollection(p, items);
                     break;
                 }
                 case "compute-arg": {
@@ -591,7 +591,7 @@ public final class IgniteJavaRunner {
             }
             case "collection": {
                 ClientMessageUnpacker u = new ClientMessageUnpacker(Unpooled.wrappedBuffer(bytes));
-                List<Object> items = Compat.unpackCollection(u);
+                List<Object> items = CollectionCompat.unpackCollection(u);
                 if (items != null) {
                     for (Object o : items) {
                         out.add(element(o));
@@ -601,7 +601,7 @@ public final class IgniteJavaRunner {
             }
             case "compute-arg": {
                 ClientMessageUnpacker u = new ClientMessageUnpacker(Unpooled.wrappedBuffer(bytes));
-                Object[] res = Compat.unpackCompute(u);
+                Object[] res = ComputeCompat.unpackCompute(u);
                 if (res[0] == Boolean.TRUE) {
                     out.add(NODES.objectNode().put("type", "MARSHALLED").put("hex", hex((byte[]) res[1])));
                 } else {

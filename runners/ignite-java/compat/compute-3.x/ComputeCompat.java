@@ -1,24 +1,12 @@
-import java.util.List;
 import org.apache.ignite.internal.client.proto.ClientComputeJobUnpacker;
-import org.apache.ignite.internal.client.proto.ClientMessagePacker;
 import org.apache.ignite.internal.client.proto.ClientMessageUnpacker;
-import org.apache.ignite.internal.client.proto.StreamerReceiverSerializer;
 import org.apache.ignite.internal.compute.ComputeJobDataHolder;
 import org.apache.ignite.internal.compute.ComputeJobDataType;
 import org.apache.ignite.internal.compute.SharedComputeUtils;
 
-/** The calls whose signatures differ between refs: 3.1.0 (0ed2eab1ff1). */
-final class Compat {
-    private Compat() {
-    }
-
-    static void packCollection(ClientMessagePacker p, List<Object> items) {
-        StreamerReceiverSerializer.serializeReceiverResultsForClient(p,
-                StreamerReceiverSerializer.serializeReceiverJobResults(items, null));
-    }
-
-    static List<Object> unpackCollection(ClientMessageUnpacker u) {
-        return StreamerReceiverSerializer.deserializeReceiverResultsOnClient(u, null);
+/** The compute result reader (format compute-arg) at 3.0.0 and 3.1.0: unpackJobArgumentWithoutMarshaller(unpacker), SharedComputeUtils.unmarshalArgOrResult. */
+final class ComputeCompat {
+    private ComputeCompat() {
     }
 
     /** {marshalled?, value}: the kind decides whether the user's (pass-through) marshaller is given, as a caller's code would. */
