@@ -276,6 +276,9 @@ public final class IgniteJavaRunner {
         if (t instanceof ArithmeticException && m.equals("Rounding necessary") && cmd.equals("decode")) {
             return "invalid.tuple-value";                      // decimalValue: setScale(scale, UNNECESSARY)
         }
+        if (t instanceof ArithmeticException && m.equals("long overflow") && cmd.equals("decode")) {
+            return "invalid.tuple-value";                      // Duration.ofSeconds(s, n): Math.addExact, out of range
+        }
         return null;
     }
 
