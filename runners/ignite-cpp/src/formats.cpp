@@ -10,6 +10,7 @@
 #include <ignite/common/ignite_error.h>
 #include <ignite/protocol/bitset_span.h>
 #include <ignite/protocol/buffer_adapter.h>
+#include <ignite/protocol/messages.h>
 #include <ignite/protocol/reader.h>
 #include <ignite/protocol/utils.h>
 #include <ignite/protocol/writer.h>
@@ -17,6 +18,11 @@
 #include <ignite/tuple/binary_tuple_parser.h>
 
 #include <msgpack.h>
+
+#if __has_include(<ignite/protocol/bitmask_feature.h>)
+#include <ignite/protocol/bitmask_feature.h>
+#define ICPP_HAS_FEATURES 1
+#endif
 
 #include <cxxabi.h>
 
@@ -334,16 +340,83 @@ void write_row(protocol::writer &w, const json &columns, const json &values) {
     detail::write_tuple(w, *sch, tuple, false);
 }
 
+// ---- frame: protocol/messages.cpp (make_handshake_request, parse_handshake_response with read_error) ----
+
+// The feature bits make_handshake_request writes: the client's own (3.0.0: none), never the caller's.
+std::vector<std::size_t> client_feature_bits() {
+    std::vector<std::size_t> bits;
+#ifdef ICPP_HAS_FEATURES
+    auto bytes = protocol::all_supported_bitmask_features();
+    protocol::bitset_span span(bytes.data(), bytes.size());
+    for (std::size_t i = 0; i < bytes.size() * 8; ++i)
+        if (span.test(i))
+            bits.push_back(i);
+#endif
+    return bits;
+}
+
+std::vector<std::byte> write_frame(const json &req) {
+    const std::string kind = req.at("frame").get<std::string>();
+    if (kind != "handshake-request")
+        throw no_api("the C++ client writes a " + kind + " only through its networked connection "
+                     "(client/detail/node_connection.cpp), not reachable without a socket");
+    const json &f = req.at("fields");
+    auto int_field = [&](const char *name) -> const json & { return f.at(name).at("value"); };
+    std::vector<std::size_t> wanted;
+    for (const auto &b : f.at("features"))
+        wanted.push_back(b.get<std::size_t>());
+    if (wanted != client_feature_bits())
+        throw no_api("make_handshake_request writes the client's own feature bits (bitmask_feature.h), not the "
+                     "requested ones");
+    std::map<std::string, std::string> extensions;
+    for (const auto &pair : f.at("extensions")) {
+        if (pair.at(1).at("type") != "str")
+            throw no_api("make_handshake_request takes string extension values only (std::map<std::string, "
+                         "std::string>)");
+        extensions[pair.at(0).get<std::string>()] = pair.at(1).at("value").get<std::string>();
+    }
+    if (extensions.size() != f.at("extensions").size())
+        throw no_api("make_handshake_request takes a std::map: a repeated extension key cannot be written");
+    auto fit16 = [&](const char *name) {
+        json e = {{"type", "INT16"}, {"value", int_field(name)}};
+        return to_primitive(e).get<std::int16_t>();
+    };
+    json code = {{"type", "INT8"}, {"value", int_field("client_code")}};
+    protocol::protocol_version ver(fit16("version_major"), fit16("version_minor"), fit16("version_patch"));
+    auto client_code = to_primitive(code).get<std::int8_t>();
+    calling("protocol::make_handshake_request");
+    return protocol::make_handshake_request(client_code, ver, extensions);
+}
+
+json read_frame(const json &req, const message &m) {
+    const std::string kind = req.at("frame").get<std::string>();
+    if (kind != "handshake-response")
+        throw no_api("the C++ client reads a " + kind + " only in its networked connection "
+                     "(client/detail/node_connection.cpp), not reachable without a socket");
+    // The magic and the length prefix are read by node_connection.cpp (socket code): the adapter hands
+    // parse_handshake_response what follows them, unchecked.
+    std::size_t skip = std::min<std::size_t>(8, m.bytes.size());
+    calling("protocol::parse_handshake_response");
+    auto res = protocol::parse_handshake_response(m.bytes.substr(skip));
+    if (res.error)
+        throw no_api("read as an error response (parse_handshake_response, read_error); read_error joins the class "
+                     "name and the message into one string, so the error object's fields cannot be answered");
+    throw no_api("accepted by parse_handshake_response; it keeps no node_id, node_name or extensions, so the "
+                 "fields cannot be answered");
+}
+
 } // namespace
 
 const std::vector<std::string> &claimed_formats() {
     static const std::vector<std::string> formats = {
-        "msgpack", "binary-tuple", "object", "object-array", "table-row", "compute-arg"};
+        "msgpack", "binary-tuple", "object", "object-array", "table-row", "compute-arg", "frame"};
     return formats;
 }
 
 std::vector<std::byte> encode(const json &req) {
     std::string format = req.value("format", "msgpack");
+    if (format == "frame")
+        return write_frame(req);
     const json &values = req.at("values");
     if (format == "binary-tuple")
         return build_tuple(elements(values));
@@ -400,6 +473,8 @@ json decode(const json &req) {
         return read_msgpack(m);
     if (format == "binary-tuple")
         return read_tuple_elements(m.bytes, req.at("columns"));
+    if (format == "frame")
+        return read_frame(req, m);
     if (format == "object") {
         calling("protocol::reader::reader");
         protocol::reader reader(m.bytes);
@@ -450,8 +525,17 @@ bool error_class(const std::exception &e, const std::string &format, std::string
                 || starts("Type with id") || starts("Unsupported type")))
             cls = "invalid.tuple-type";
     }
+    if (cls.empty() && format == "frame" && dynamic_cast<const ignite_error *>(&e)
+        && (starts("The value in stream is not") || starts("The number in stream is too")
+            || starts("Unexpected cluster ids count")))
+        cls = "frame.field-type";
     if (!cls.empty())
         return true;
+    if (dynamic_cast<const json::exception *>(&e)) {
+        // Not the client: the request's values or fields do not give what the client's API takes.
+        why = "the adapter cannot call the client with this request: " + msg;
+        return false;
+    }
     int status = 0;
     char *name = abi::__cxa_demangle(typeid(e).name(), nullptr, nullptr, &status);
     why = std::string("official client threw ") + (status == 0 && name ? name : typeid(e).name()) + " (" + msg
