@@ -24,7 +24,7 @@ std::string answer(const json &req) {
         // A str the client read is its raw bytes: ill-formed UTF-8 is shown with U+FFFD, as the harness would.
         return json{{"id", id}, {"values", icpp::decode(req)}}.dump(-1, ' ', false, json::error_handler_t::replace);
     } catch (const icpp::no_api &e) {
-        return json{{"id", id}, {"skipped", e.what()}}.dump();
+        return json{{"id", id}, {"skipped", e.what()}}.dump(-1, ' ', false, json::error_handler_t::replace);
     } catch (const std::exception &e) {
         std::string cls, why;
         if (icpp::error_class(e, format, cls, why))
