@@ -58,21 +58,37 @@ static class Formats
             case "object":
                 return Write((ref MsgPackWriter w) => w.WriteObjectAsBinaryTuple(One(values)));
             case "object-array":
+#if IGNITE_3_0
+                return Write((ref MsgPackWriter w) => w.WriteObjectCollectionAsBinaryTuple(new List<object?>(values)));
+#else
                 return Write((ref MsgPackWriter w) => w.WriteObjectCollectionWithCountAsBinaryTuple(new List<object?>(values)));
+#endif
             case "collection":
                 // The shape of StreamerReceiverSerializer.WriteReceiverInfo: the tuple's element count, then the tuple
                 // AppendObjectCollectionWithType fills (type id, count, items).
                 return Write((ref MsgPackWriter w) =>
                 {
                     using var builder = new BinaryTupleBuilder(values.Count + 2);
+#if IGNITE_3_0
+                    // 3.0.0: the builder takes a Span and has no NumElements (DataStreamerWithReceiver.WriteReceiverPayload).
+                    builder.AppendObjectCollectionWithType<object?>(new List<object?>(values).ToArray().AsSpan());
+                    w.Write(values.Count + 2);
+#else
                     builder.AppendObjectCollectionWithType(new List<object?>(values));
                     w.Write(builder.NumElements);
+#endif
                     w.Write(builder.Build().Span);
                 });
             case "compute-arg":
+#if IGNITE_3_0
+                return One(values) is Marshalled m
+                    ? Write((ref MsgPackWriter w) => ComputePacker.PackArg(ref w, m.Bytes, PassThrough.Instance))
+                    : Write((ref MsgPackWriter w) => ComputePacker.PackArg<object?>(ref w, One(values), null));
+#else
                 return One(values) is Marshalled m
                     ? Write((ref MsgPackWriter w) => ComputePacker.PackArgOrResult(ref w, m.Bytes, PassThrough.Instance))
                     : Write((ref MsgPackWriter w) => ComputePacker.PackArgOrResult<object?>(ref w, One(values), null));
+#endif
             case "table-row":
             {
                 var cols = columns ?? throw new SkipException("table-row without columns");
@@ -117,7 +133,11 @@ static class Formats
                 throw new SkipException("the .NET client has no object-array reader: it only writes them (Sql arguments, MsgPackWriter.WriteObjectCollectionWithCountAsBinaryTuple)");
             case "collection":
             {
+#if IGNITE_3_0
+                var (items, count) = ReceiverResults30(new MsgPackReader(bytes));
+#else
                 var (items, count) = StreamerReceiverSerializer.ReadReceiverResults<object?>(new MsgPackReader(bytes), null);
+#endif
                 for (int i = 0; i < count; i++)
                 {
                     result.Add(items![i]);
@@ -131,7 +151,11 @@ static class Formats
             case "compute-arg":
             {
                 var r = new MsgPackReader(bytes);
+#if IGNITE_3_0
+                object? value = ComputePacker.UnpackResult<object?>(ref r, PassThroughObject.Instance);
+#else
                 object? value = ComputePacker.UnpackArgOrResult<object?>(ref r, PassThroughObject.Instance);
+#endif
                 result.Add(value is IIgniteTuple ? throw new SkipException("kind 1 (TUPLE, an inline-schema tuple) is not modelled by the corpus") : value);
                 break;
             }
@@ -157,6 +181,28 @@ static class Formats
     }
 
     delegate void WriteAction(ref MsgPackWriter w);
+
+#if IGNITE_3_0
+    delegate (object?[]? Items, int Count) ReadResults(MsgPackReader reader);
+
+    /// <summary>
+    /// 3.0.0 reads the receiver's results in a local function of DataStreamerWithReceiver.SendBatchAsync (compiled as a
+    /// static method "&lt;SendBatchAsync&gt;g__Read|..."): the adapter calls that method itself, through a delegate.
+    /// </summary>
+    static readonly ReadResults ReceiverResults30 = FindReceiverResults30();
+
+    static ReadResults FindReceiverResults30()
+    {
+        foreach (var m in typeof(DataStreamerWithReceiver).GetMethods(System.Reflection.BindingFlags.Static | System.Reflection.BindingFlags.NonPublic))
+        {
+            if (m.Name.StartsWith("<SendBatchAsync>g__Read|", StringComparison.Ordinal) && m.IsGenericMethodDefinition)
+            {
+                return m.MakeGenericMethod(typeof(object)).CreateDelegate<ReadResults>();
+            }
+        }
+        throw new MissingMethodException("DataStreamerWithReceiver.SendBatchAsync's local function Read");
+    }
+#endif
 
     static byte[] Write(WriteAction write)
     {
