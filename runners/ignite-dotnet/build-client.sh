@@ -19,6 +19,15 @@ case "$stage/" in */build/*|*internal*) echo "build-client.sh: STAGE ($stage) mu
 [ -f "$src/$dn/Apache.Ignite/Apache.Ignite.csproj" ] || { echo "build-client.sh: no $dn/Apache.Ignite in $src" >&2; exit 2; }
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
 
+# Up to date: the last build was of this SRC and nothing it reads is newer (dotnet's own check costs seconds).
+stamp=$out/.built-from
+if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$src" ] && [ -f "$out/Apache.Ignite.dll" ] && [ -z "$(find "$src/$dn/Apache.Ignite" \
+    "$src/$dn/Apache.Ignite.Internal.Generators" "$src/$dn/Directory.Build.props" "$src/$dn/version.json" \
+    "$here/client-overlay.targets" "$here/build-client.sh" -newer "$stamp" -print -quit)" ]; then
+  exit 0
+fi
+rm -f "$stamp"
+
 # Stage: the client, its source generator and the props they import; the Java exception classes the generator reads
 # (../../.. of the client project). cp -p keeps times, so an unchanged tree rebuilds nothing.
 mkdir -p "$stage/$dn"
@@ -49,4 +58,5 @@ for f in "$bin"/*.dll "$bin"/*.pdb; do cmp -s "$f" "$out/${f##*/}" || cp -p "$f"
   echo '</Project>'
 } > "$out/Apache.Ignite.props.new"
 if cmp -s "$out/Apache.Ignite.props.new" "$out/Apache.Ignite.props"; then rm "$out/Apache.Ignite.props.new"; else mv "$out/Apache.Ignite.props.new" "$out/Apache.Ignite.props"; fi
+echo "$src" > "$stamp"
 echo "build-client.sh: $out/Apache.Ignite.dll ($version)" >&2
