@@ -5,7 +5,8 @@
 
 Run it on a report made WITHOUT the expected-failures file (its failing verdicts are the input).
 
-Every failing verdict must match exactly one cause's rule, else the script stops (a new deviation to look at).
+Every failing verdict goes to the first cause whose rule matches it; one that no rule matches stops the script (a new
+deviation to look at).
 Upstream lines are looked up in the tree by pattern, so each ref's file names its own lines.
 """
 import json
