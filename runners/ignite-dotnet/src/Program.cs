@@ -32,9 +32,11 @@ static class Program
                 continue;
             }
             JsonObject answer;
+            JsonNode? parsed = null;
             try
             {
-                var request = JsonNode.Parse(line, documentOptions: new JsonDocumentOptions { MaxDepth = 256 })!.AsObject();
+                parsed = JsonNode.Parse(line, documentOptions: new JsonDocumentOptions { MaxDepth = 256 });
+                var request = parsed!.AsObject();
                 string cmd = Values.Text(request, "cmd");
                 if (cmd == "stop")
                 {
@@ -42,10 +44,11 @@ static class Program
                 }
                 answer = cmd == "start" ? Start() : Answer(request);
             }
-            catch (Exception e) when (e is JsonException or InvalidOperationException or SkipException)
+            catch (Exception e)   // a request the adapter cannot read (Answer itself catches every client exception)
             {
                 Console.Error.WriteLine("ignite-dotnet: unreadable request: " + e.Message);
-                answer = new JsonObject { ["id"] = 0, ["skipped"] = "adapter cannot read the request: " + e.Message };
+                long id = parsed is JsonObject o && o["id"] is JsonValue v && v.TryGetValue(out long n) ? n : 0;
+                answer = new JsonObject { ["id"] = id, ["skipped"] = "adapter cannot read the request: " + e.Message };
             }
             output.Write(answer.ToJsonString(Compact));
             output.Write('\n');
