@@ -41,6 +41,9 @@ def add_arguments(sub):
     n.add_argument("--expect", action="append", default=[], metavar="NAME=CASE,...",
                    help="the cases a driver is expected to fail (a broken driver's); the run fails if it passes "
                         "one of them or fails any other")
+    n.add_argument("--broken", action="append", default=[], metavar="NAME",
+                   help="also run a broken copy of the reference driver (drivers/python/broken.json; 'all' for every "
+                        "one), built under OUT/broken/NAME; it must fail each case listed for it")
     n.add_argument("--jobs", type=int, default=4, metavar="N",
                    help="cases run at once, each on its own port with its own driver process (default 4)")
     n.add_argument("--quiet", action="store_true", help="print only the summary")
@@ -64,12 +67,42 @@ def drivers(args):
     for spec in args.driver_cmd:
         name, _, cmd = spec.partition("=")
         chosen.append({"name": name, "command": shlex.split(cmd), "expected": {}})
+    for name in args.broken:
+        chosen += broken_drivers(name, Path(args.out) / "broken")
     for spec in args.expect:
         name, _, ids = spec.partition("=")
         for d in chosen:
             if d["name"] == name:
                 d["expected"] = {i: "expected to fail" for i in ids.split(",") if i}
     return chosen
+
+
+BROKEN = ROOT / "drivers" / "python" / "broken.json"
+
+
+def broken_drivers(name, where):
+    """Broken copies of drivers/python: each is the directory copied with its replacements applied."""
+    import shutil
+    specs = json.loads(BROKEN.read_text())["broken"]
+    chosen = [b for b in specs if name in ("all", b["name"])]
+    if not chosen:
+        raise node.CaseFailed(f"no broken driver {name!r} in {BROKEN.relative_to(ROOT)}")
+    out = []
+    for b in chosen:
+        target = where / b["name"]
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(ROOT / "drivers" / "python", target, ignore=shutil.ignore_patterns("__pycache__"))
+        path = target / "client.py"
+        text = path.read_text()
+        for old, new in b["replace"]:
+            if text.count(old) != 1:
+                raise node.CaseFailed(f"broken driver {b['name']}: the text to replace occurs {text.count(old)} times "
+                                      f"in client.py, not once: put the bug back anew")
+            text = text.replace(old, new)
+        path.write_text(text)
+        out.append({"name": f"broken-{b['name']}", "command": [sys.executable, str(target / "driver.py")],
+                    "expected": {c: b["bug"] for c in b["cases"]}, "broken": True})
+    return out
 
 
 def _expected(name):
@@ -106,6 +139,7 @@ async def run_case(case, driver):
     stdout, stderr, exit_code, killed = b"", b"", None, False
     try:
         proc = await asyncio.create_subprocess_exec(*argv, stdin=asyncio.subprocess.DEVNULL,
+                                                    env=dict(os.environ, IGNITE_CONFORMANCE_ROOT=str(ROOT)),
                                                     stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
                                                     start_new_session=True)
     except OSError as e:
@@ -428,8 +462,11 @@ def build_report(chosen, cases, results, ended, seconds):
     summary = {}
     for d in chosen:
         mine = [v for v in results if v["driver"] == d["name"]]
-        unexpected = [v["case"] for v in mine if (v["verdict"] == "fail") != bool(v["expected_failure"])
-                      and v["verdict"] != "unclaimed"]
+        if d.get("broken"):     # a broken driver must fail the cases written for its bug; the rest do not matter
+            unexpected = [v["case"] for v in mine if v["expected_failure"] and v["verdict"] != "fail"]
+        else:
+            unexpected = [v["case"] for v in mine if (v["verdict"] == "fail") != bool(v["expected_failure"])
+                          and v["verdict"] != "unclaimed"]
         summary[d["name"]] = {"command": d["command"], "pass": sum(v["verdict"] == "pass" for v in mine),
                               "fail": sum(v["verdict"] == "fail" for v in mine),
                               "fail_expected": sum(v["verdict"] == "fail" and bool(v["expected_failure"]) for v in mine),

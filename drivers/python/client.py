@@ -14,7 +14,9 @@ import asyncio
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "runners", "python"))
+# The runner's codec: this repository's runners/python (IGNITE_CONFORMANCE_ROOT when the driver runs from a copy).
+ROOT = os.environ.get("IGNITE_CONFORMANCE_ROOT") or os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "runners", "python"))
 
 import binary_tuple  # noqa: E402  (the runner's codec, found through the path above)
 import frames  # noqa: E402
