@@ -17,8 +17,8 @@ from generator import frames as gen_frames, wire as gen_wire
 from harness import frame_annotate
 from harness.frame_layouts import MAGIC
 
-MAX_FRAME = 1 << 20       # a client request of a node case is a few hundred bytes
-MAX_BYTES = 4 << 20       # everything a client may send in one case
+MAX_FRAME = 16 << 10      # a client request of a node case is a few hundred bytes
+MAX_BYTES = 1 << 20       # everything a client may send in one case
 MAX_EVENTS = 400          # wire log entries kept per case (the rest are counted)
 HEARTBEAT, SERVER_OP_RESPONSE, TUPLE_OPS, SQL_EXEC = 1, 73, (10, 12), 50
 BYTE_GAP_S = 0.002        # between the writes of a byte-by-byte send

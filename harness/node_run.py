@@ -31,8 +31,8 @@ VERDICTS = ("pass", "fail", "unclaimed")
 def add_arguments(sub):
     n = sub.add_parser("node", help="run drivers over the node cases (the protocol over time, spec.md 11.9)")
     n.add_argument("--driver", action="append", default=[], metavar="NAME",
-                   help="a driver of drivers/drivers.json (repeatable; default: every driver it lists whose "
-                        "'requires' path exists)")
+                   help="a driver of drivers/drivers.json (repeatable; default, unless --driver-cmd is given: every "
+                        "driver it lists whose 'requires' path exists)")
     n.add_argument("--driver-cmd", action="append", default=[], metavar="NAME=COMMAND",
                    help="an ad-hoc driver: its name and command line (repeatable)")
     n.add_argument("--case", action="append", default=[], metavar="GLOB", help="case ids to run (default all)")
@@ -43,7 +43,7 @@ def add_arguments(sub):
                         "one of them or fails any other")
     n.add_argument("--broken", action="append", default=[], metavar="NAME",
                    help="also run a broken copy of the reference driver (drivers/python/broken.json; 'all' for every "
-                        "one), built under OUT/broken/NAME; it must fail each case listed for it")
+                        "one), built under OUT/broken/NAME, over the cases listed for it (each must fail)")
     n.add_argument("--jobs", type=int, default=4, metavar="N",
                    help="cases run at once, each on its own port with its own driver process (default 4)")
     n.add_argument("--quiet", action="store_true", help="print only the summary")
@@ -54,7 +54,7 @@ def drivers(args):
     listed = json.loads(DRIVERS.read_text())["drivers"]
     chosen = []
     for d in listed:
-        if args.driver and d["name"] not in args.driver:
+        if (args.driver and d["name"] not in args.driver) or (not args.driver and args.driver_cmd):
             continue
         if not args.driver and d.get("requires") and not (ROOT / d["requires"]).exists():
             continue
@@ -101,7 +101,7 @@ def broken_drivers(name, where):
             text = text.replace(old, new)
         path.write_text(text)
         out.append({"name": f"broken-{b['name']}", "command": [sys.executable, str(target / "driver.py")],
-                    "expected": {c: b["bug"] for c in b["cases"]}, "broken": True})
+                    "expected": {c: b["bug"] for c in b["cases"]}, "broken": True, "only": b["cases"]})
     return out
 
 
@@ -427,11 +427,12 @@ def main(args, stdout, stderr):
                 print(f"{mark} {v['driver']:<24} {v['case']:<44} {v['duration_ms']:>7.0f} ms  {v['detail'][:150]}",
                       file=stdout, flush=True)
 
-        asyncio.run(run_all([(case, d) for d in chosen for case in cases], max(1, args.jobs), done))
+        work = [(case, d) for d in chosen for case in cases if not d.get("only") or case["id"] in d["only"]]
+        asyncio.run(run_all(work, max(1, args.jobs), done))
         if incomplete.received:
             ended = incomplete.interrupted()
         journal.write(json.dumps({"end": ended}) + "\n")
-    order = {(d["name"], c["id"]): n for n, (d, c) in enumerate((d, c) for d in chosen for c in cases)}
+    order = {(d["name"], c["id"]): n for n, (c, d) in enumerate(work)}
     results.sort(key=lambda v: order[(v["driver"], v["case"])])
     report = build_report(chosen, cases, results, ended, time.time() - started)
     write_reports(out, report)
