@@ -4,7 +4,8 @@
 #                 runner's checks, the hostile-input benchmark
 #   make fuzz     cross-runner property-based fuzzing (20,000 values)
 #   make bench    codec speed per language (IEP-75 and Ignite.NET cases); make bench-verify: verify speed
-#   make vectors  regenerate vectors/ from generator/sources/
+#   make verify-node  the node drivers over the node cases, the protocol over time (reports in out/node/)
+#   make vectors  regenerate vectors/ from generator/sources/ (and node/cases.json from generator/node/)
 #   make report   out/dashboard.html, out/summary.md and out/badges/ from the last run
 #   make packages the corpus with a loader for npm, NuGet, Python, Go, Rust and Java in dist/packages/ (offline)
 #   make mutation corpus strength: the mutant catalogue and StrykerJS (mutation/README.md; not in make test)
@@ -19,7 +20,7 @@ comma   := ,
 RUNNER_LIST := $(subst $(comma), ,$(RUNNERS))
 ARGS    ?=
 
-.PHONY: setup setup-fuzz setup-test setup-all vectors build verify report test pytest checks bench-hostile fuzz bench bench-verify
+.PHONY: setup setup-fuzz setup-test setup-all vectors build verify verify-node report test pytest checks bench-hostile fuzz bench bench-verify
 
 # What the harness and the generator need (make verify installs nothing more); the fuzzer adds hypothesis; the
 # tests add pytest (+ xdist: the tests run on every core), chromium + selenium for the dashboard's browser test,
@@ -66,6 +67,12 @@ build: $(addprefix runner-,$(RUNNER_LIST))
 # formats unclaimed; ci/README.md).
 verify: setup build harness-bytecode
 	$(PY) -m harness verify --runners $(RUNNERS) --require 'format=*' --out $(OUT) $(ARGS)
+
+# The protocol over time (spec.md 11.9): every driver of drivers/drivers.json over every node case (node/cases.json),
+# and the broken copies of the reference driver over the cases written for their bugs; reports in $(OUT)/node.
+# The reference needs the Python runner's codec (python3-msgpack). ~15 s for the reference and the broken copies.
+verify-node: setup runner-python
+	$(PY) -m harness node --broken all --out $(OUT)/node $(ARGS)
 
 # The harness's bytecode, written when a source changed: each run then loads it instead of compiling ~4,700 lines
 # (0.02 s of a verify run's start, before any runner can), also where PYTHONDONTWRITEBYTECODE keeps Python from

@@ -53,3 +53,18 @@ def test_bad_sources_are_refused(bad, message):
     source["cases"] = [dict(source["cases"][0], **bad)]
     with pytest.raises(SourceError, match=message):
         node_cases.build(source)
+
+
+def test_driver_protocol_page_quotes_the_schema():
+    """drivers/PROTOCOL.md's JSON blocks are {name: sub-schema} fragments of schema/driver.schema.json, and every
+    $defs entry is shown."""
+    import re
+    schema = json.loads((ROOT / "schema" / "driver.schema.json").read_text())
+    top = {k: v for k, v in schema.items() if k in ("type", "required", "additionalProperties", "properties", "allOf")}
+    blocks = [json.loads(b) for b in re.findall(r"```json\n(.*?)```", (ROOT / "drivers" / "PROTOCOL.md").read_text(), re.S)]
+    shown = {}
+    for block in blocks:
+        (name, fragment), = block.items()
+        assert fragment == (top if name == "outcome" else schema["$defs"][name]), name
+        shown[name] = fragment
+    assert set(shown) == {"outcome"} | set(schema["$defs"])
