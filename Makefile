@@ -14,10 +14,18 @@
 # Debian's own interpreter: the python3-* packages below belong to it, not to whatever python3 is first on PATH.
 PY      := /usr/bin/python3
 OUT     ?= out
-ALL_RUNNERS := $(patsubst runners/%/runner.json,%,$(wildcard runners/*/runner.json))
+# The reference runners (ours, on each ecosystem's MessagePack library); runners/ignite-* are adapters over the
+# official Ignite clients' own code, run by `make verify-official` instead.
+OFFICIAL_RUNNERS := $(patsubst runners/%/runner.json,%,$(wildcard runners/ignite-*/runner.json))
+ALL_RUNNERS := $(filter-out $(OFFICIAL_RUNNERS),$(patsubst runners/%/runner.json,%,$(wildcard runners/*/runner.json)))
 RUNNERS ?= $(shell echo $(ALL_RUNNERS) | tr ' ' ',')
 comma   := ,
+space   := $(subst ,, )
 RUNNER_LIST := $(subst $(comma), ,$(RUNNERS))
+# make verify-official: every official runner, or those RUNNERS names when given (RUNNERS=ignite-cpp).
+OFFICIAL_LIST := $(if $(filter file,$(origin RUNNERS)),$(OFFICIAL_RUNNERS),$(RUNNER_LIST))
+IGNITE_REF ?= 3.1.0
+IGNITE_REFS := 3.0.0 3.1.0 main
 ARGS    ?=
 
 .PHONY: setup setup-fuzz setup-test setup-all vectors build verify verify-node report test pytest checks bench-hostile fuzz bench bench-verify
@@ -82,6 +90,24 @@ harness-bytecode: harness/__pycache__/.compiled
 harness/__pycache__/.compiled: $(wildcard harness/*.py)
 	@$(PY) -m compileall -q harness
 	@touch $@
+
+# The official clients' own wire code (apache/ignite-3 at IGNITE_REF=3.0.0|3.1.0|main, default 3.1.0), each behind a
+# thin adapter in runners/ignite-<client>/, over the whole corpus; their deviations are listed per ref in
+# runners/ignite-<client>/expected-failures-<ref>.txt. Sources: $$IGNITE3_SRC, or ../shared/upstream's archives
+# (tools/ignite_upstream.py says how when there are none). Reports in $(OUT)/official/<ref>/.
+.PHONY: verify-official verify-official-all official-sources
+official-sources:
+	@$(PY) tools/ignite_upstream.py ignite --ref $(IGNITE_REF) >/dev/null
+verify-official: setup harness-bytecode official-sources
+	@test -n "$(OFFICIAL_LIST)" || { echo "no official runner (runners/ignite-*/runner.json)" >&2; exit 2; }
+	@for r in $(OFFICIAL_LIST); do \
+	  $(MAKE) --no-print-directory -C runners/$$r setup build IGNITE_REF=$(IGNITE_REF) || exit 1; done
+	IGNITE_REF=$(IGNITE_REF) $(PY) -m harness verify --runners $(subst $(space),$(comma),$(strip $(OFFICIAL_LIST))) \
+	  $(foreach r,$(OFFICIAL_LIST),--expected-failures $(r)=runners/$(r)/expected-failures-$(IGNITE_REF).txt) \
+	  --out $(OUT)/official/$(IGNITE_REF) $(ARGS)
+# Every ref in turn (what the README's table of the official clients is made from).
+verify-official-all:
+	@for ref in $(IGNITE_REFS); do $(MAKE) --no-print-directory verify-official IGNITE_REF=$$ref || exit 1; done
 
 # The dashboard, Markdown summary and badges from the last run's report.
 report: setup

@@ -202,8 +202,9 @@ def main(argv=None) -> int:
     runners_dir = Path(args.runners_dir)
     try:
         commands = parse_overrides(args.command)
-        names = [n for n in (args.runners.split(",") if args.runners else list(commands) or known_runners(runners_dir))
-                 if n]
+        # By default the reference runners: runners/ignite-* wrap the official clients (make verify-official).
+        reference = [n for n in known_runners(runners_dir) if not n.startswith("ignite-")]
+        names = [n for n in (args.runners.split(",") if args.runners else list(commands) or reference) if n]
         configs = resolve(names, runners_dir, commands)
         catalog, _ = open_corpus(args.corpus, Path(args.cache_dir))
     except (ConfigError, CorpusError) as e:
