@@ -1,6 +1,6 @@
 # Ignite 3 wire-value conformance suite.
 #   make verify   set up what is missing, build every runner, run it over the corpus (reports in out/)
-#   make test     the project's own tests (pytest), make verify (and the reject-agreement lint), make fuzz, each
+#   make test     the project's own tests (pytest), make verify (and the reject-agreement lint), verify-node, fuzz, each
 #                 runner's checks, the hostile-input benchmark
 #   make fuzz     cross-runner property-based fuzzing (20,000 values)
 #   make bench    codec speed per language (IEP-75 and Ignite.NET cases); make bench-verify: verify speed
@@ -78,8 +78,13 @@ verify: setup build harness-bytecode
 
 # The protocol over time (spec.md 11.9): every driver of drivers/drivers.json over every node case (node/cases.json),
 # and the broken copies of the reference driver over the cases written for their bugs; reports in $(OUT)/node.
-# The reference needs the Python runner's codec (python3-msgpack). ~15 s for the reference and the broken copies.
+# The reference needs the Python runner's codec (python3-msgpack). The official .NET client's driver is built first
+# when it can be (a .NET 10 SDK and ../shared/upstream, through runners/ignite-dotnet's one client build), else it
+# is skipped with a note. Measured: reference + broken ~19 s; the .NET driver adds ~15 s (+ ~26 s for a cold build).
 verify-node: setup runner-python
+	@if command -v dotnet >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory -C drivers/dotnet build || echo "verify-node: the .NET driver did not build (see above): skipped" >&2; \
+	else echo "verify-node: no .NET SDK: the .NET driver is skipped" >&2; fi
 	$(PY) -m harness node --broken all --out $(OUT)/node $(ARGS)
 
 # The harness's bytecode, written when a source changed: each run then loads it instead of compiling ~4,700 lines
@@ -143,6 +148,7 @@ test: setup-all
 	$(MAKE) --no-print-directory pytest
 	$(MAKE) --no-print-directory verify
 	$(PY) tools/reject_agreement.py $(OUT)/report.json
+	$(MAKE) --no-print-directory verify-node
 	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory checks
 	$(MAKE) --no-print-directory bench-hostile
