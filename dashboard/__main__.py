@@ -1,11 +1,12 @@
 """python3 -m dashboard --report out/report.json --corpus vectors --out out/
-writes out/dashboard.html, out/summary.md and out/badges/<runner>.json from the report of the last run."""
+writes out/dashboard.html, out/summary.md and out/badges/<runner>.json from the report of the last run, and
+out/node.html (the node cases' verdicts and wire logs, dashboard/node_page.py) when out/node/report.json exists."""
 
 import argparse
 import sys
 from pathlib import Path
 
-from dashboard import badges, model, page, summary
+from dashboard import badges, model, node_page, page, summary
 from harness import threads
 
 
@@ -17,6 +18,8 @@ def parser():
     p.add_argument("--registry", default=str(model.REPO / "schema" / "registry.json"),
                    help="the registry with the spec rules (schema/registry.json)")
     p.add_argument("--out", default="out", help="output directory (default out/)")
+    p.add_argument("--node-report", default=None,
+                   help="the node run's report (default: node/report.json next to --report, when it exists)")
     p.add_argument("--dashboard-url", default="dashboard.html",
                    help="where summary.md links point (e.g. the URL of the uploaded dashboard)")
     return p
@@ -31,6 +34,11 @@ def run(args):
     (out / "dashboard.html").write_text(html, encoding="utf-8")
     (out / "summary.md").write_text(summary.render(data, args.dashboard_url), encoding="utf-8")
     badge_paths = badges.write(data, out)
+    node_report = Path(args.node_report) if args.node_report else Path(args.report).parent / "node" / "report.json"
+    if node_report.exists():
+        (out / "node.html").write_text(node_page.render(model._read_json(str(node_report), "node report")),
+                                       encoding="utf-8")
+        print(f"dashboard: wrote {out / 'node.html'} from {node_report}", file=sys.stderr)
     print(f"dashboard: wrote {out / 'dashboard.html'} ({len(html.encode()) / 1e6:.1f} MB), {out / 'summary.md'}, "
           f"{len(badge_paths)} badge(s) in {out / 'badges'}", file=sys.stderr)
 

@@ -32,6 +32,7 @@ def run(tmp_path_factory):
     report = json.loads((out / "report.json").read_text())
     report["wall_seconds"] = time.monotonic() - started
     report["proc"] = proc
+    report["out"] = out
     return report
 
 
@@ -55,6 +56,17 @@ def test_run_reports_and_exit_status(run, tmp_path):
     assert run["proc"].returncode == 0, run["proc"].stdout + run["proc"].stderr
     assert run["complete"] and all(not s["unexpected"] for s in run["drivers"].values())
     print(f"node suite: {len(run['verdicts'])} verdicts in {run['wall_seconds']:.1f} s")
+
+
+def test_reports_show_the_wire_log_frame_by_frame(run):
+    page = (run["out"] / "node.html").read_text()
+    assert "broken-responses-in-order" in page and "node.two.reversed" in page
+    assert "request_id" in page and "payload[1].str.payload" in page, "frames are shown labelled field by field"
+    junit = (run["out"] / "junit.xml").read_text()
+    assert junit.count("<testcase ") == len(run["verdicts"]) and junit.count("<failure ") == sum(
+        v["verdict"] == "fail" for v in run["verdicts"])
+    journal = [json.loads(x) for x in (run["out"] / "verdicts.jsonl").read_text().splitlines()]
+    assert journal[-1] == {"end": "complete"} and len(journal) == len(run["verdicts"]) + 2
 
 
 def test_every_pt_rule_is_exercised_by_a_passing_case(run):

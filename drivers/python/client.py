@@ -131,6 +131,9 @@ class Client:
         for t in self.tasks:
             t.cancel()
         self.fail_all(ConnectionLost("the client closed the connection"))
+        self.close_socket()
+
+    def close_socket(self):
         try:
             self.writer.close()
         except (ConnectionError, OSError, RuntimeError):
@@ -156,10 +159,7 @@ class Client:
         except Exception as e:      # a frame the codec refuses: the connection cannot be trusted further
             self.fail_all(ConnectionLost(f"unreadable frame: {e!r}"))
         finally:
-            try:
-                self.writer.close()
-            except (ConnectionError, OSError, RuntimeError):
-                pass
+            self.close_socket()
 
     async def on_message(self, msg):
         flags = plain(msg["flags"])
