@@ -266,7 +266,7 @@ def build(source, rel="generator/node/cases.yaml"):
                 "auto": dict(default_auto, **auto(world, c.get("auto", {}))),
                 "script": [step(world, st, rel) for st in c["script"]],
                 "outcome": c["outcome"]}
-        for k in ("max_frames", "requires_op", "requires_feature"):
+        for k in ("max_frames", "requires_op", "requires_feature", "report_within_ms"):
             if k in c:
                 case[k] = c[k]
         if "requires_op" in case:

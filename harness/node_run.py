@@ -267,6 +267,10 @@ def judge(case, driver, conn, stdout, stderr, exit_code, killed, exit_ms, extra_
     if max_frames and len(conn.frames) - 1 > max_frames:
         problems.append((conn.frames[-1].t_ms, f"{len(conn.frames) - 1} frames after the handshake, more than "
                                                f"{max_frames}: a flood"))
+    limit = case.get("report_within_ms")
+    if limit and conn.closed_ms is not None and not killed and exit_ms - conn.closed_ms > limit:
+        problems.append((exit_ms, f"the driver reported {exit_ms - conn.closed_ms:.0f} ms after the node closed the "
+                                  f"connection, not within {limit} ms: a pending request waited (PT-CLOSE)"))
     if killed:
         problems.append((exit_ms, f"the driver did not exit within the case's {case['timeout_ms']} ms "
                                   f"(+{EXIT_GRACE_MS} ms grace): killed; a request hangs"))
