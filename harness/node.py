@@ -190,14 +190,14 @@ class Connection:
         while True:
             left = (deadline_ms - self.now()) / 1000
             if left <= 0:
-                raise CaseFailed(f"no {what} from the client within {deadline_ms:.0f} ms of the case's start")
+                raise CaseFailed(f"the client sent no {what} within {deadline_ms:.0f} ms of the case's start")
             try:
                 frame = await asyncio.wait_for(self.queue.get(), left)
             except asyncio.TimeoutError:
-                raise CaseFailed(f"no {what} from the client within {deadline_ms:.0f} ms of the case's start") from None
+                raise CaseFailed(f"the client sent no {what} within {deadline_ms:.0f} ms of the case's start") from None
             if frame is None:
                 self.queue.put_nowait(None)
-                raise CaseFailed(f"the connection ended before the client sent {what}")
+                raise CaseFailed(f"the connection ended before the client sent a {what}")
             return frame
 
     async def answer_auto(self, frame):
@@ -342,7 +342,7 @@ async def play(conn, case, deadline_ms):
 
 async def read_op(conn, op, within, case):
     while True:
-        frame = await conn.next_frame(within, f"a request with op {op}")
+        frame = await conn.next_frame(within, f"request with op {op}")
         if frame.op == op:
             return frame
         if await conn.answer_auto(frame):

@@ -52,6 +52,16 @@ def test_each_broken_driver_fails_its_cases(run, bug):
         assert mine[case]["diagnosis"] and mine[case]["wire"], "a failure carries its diagnosis and wire log"
 
 
+def test_every_pt_rule_has_a_broken_driver_that_a_case_catches(run):
+    """No PT-* rule is checked only by cases a wrong client would pass too: for each, a broken copy fails a case
+    that cites it."""
+    rules = {r["id"] for r in json.loads((ROOT / "schema" / "registry.json").read_text())["rules"]
+             if r["id"].startswith("PT-")}
+    caught = {r for v in run["verdicts"] if v["driver"].startswith("broken-") and v["verdict"] == "fail"
+              for r in v["rules"]}
+    assert rules <= caught, sorted(rules - caught)
+
+
 def test_run_reports_and_exit_status(run, tmp_path):
     assert run["proc"].returncode == 0, run["proc"].stdout + run["proc"].stderr
     assert run["complete"] and all(not s["unexpected"] for s in run["drivers"].values())
