@@ -13,8 +13,7 @@ frame annotator (harness/frame_annotate.py), which never allocates by a declared
 import asyncio
 import time
 
-from generator import frames as gen_frames, wire as gen_wire
-from harness import frame_annotate
+from harness import frame_annotate, schemas
 from harness.frame_layouts import MAGIC
 
 MAX_FRAME = 16 << 10      # a client request of a node case is a few hundred bytes
@@ -210,6 +209,9 @@ class Connection:
 
     # --- writing -------------------------------------------------------------------------------------------------
     def message_bytes(self, msg, slot_id=None):
+        # The generator's builder, imported here: a release of the corpus ships the harness without generator/,
+        # and `harness verify` there must not need it.
+        from generator import frames as gen_frames, wire as gen_wire
         if "hex" in msg:
             return bytes.fromhex(msg["hex"])
         body = b""
@@ -364,7 +366,7 @@ def features_of(frame):
         if seg.path.startswith("features") and seg.part == "payload":
             raw = frame.raw[seg.start:seg.end]
             bits = {8 * i + j for i, byte in enumerate(raw) for j in range(8) if byte >> j & 1}
-            return {name for name, bit in gen_frames.FEATURE_BIT.items() if bit in bits}
+            return {f["name"] for f in schemas.load("registry.json")["frames"]["features"] if f["bit"] in bits}
     return set()
 
 
