@@ -80,7 +80,8 @@ verify: setup build harness-bytecode
 # and the broken copies of the reference driver over the cases written for their bugs; reports in $(OUT)/node.
 # The reference needs the Python runner's codec (python3-msgpack). The official .NET client's driver is built first
 # when it can be (a .NET 10 SDK and ../shared/upstream, through runners/ignite-dotnet's one client build), else it
-# is skipped with a note. Measured: reference + broken ~19 s; the .NET driver adds ~15 s (+ ~26 s for a cold build).
+# is skipped with a note. Measured: reference + broken ~24 s; the .NET driver ~15-22 s (+ its build: ~26 s cold, ~6 s
+# up to date).
 verify-node: setup runner-python
 	@if command -v dotnet >/dev/null 2>&1; then \
 	  $(MAKE) --no-print-directory -C drivers/dotnet build || echo "verify-node: the .NET driver did not build (see above): skipped" >&2; \
