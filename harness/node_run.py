@@ -60,7 +60,8 @@ def drivers(args):
             continue
         chosen.append({"name": d["name"], "command": [sys.executable if c == "{python}" else
                                                       str(ROOT / c) if c.startswith(("drivers/", "out/")) else c
-                                                      for c in d["command"]], "expected": _expected(d["name"])})
+                                                      for c in d["command"]],
+                       "expected": _expected(ROOT / d.get("expected_failures", f"drivers/{d['name']}/expected-failures.txt"))})
     unknown = set(args.driver) - {d["name"] for d in listed}
     if unknown:
         raise node.CaseFailed(f"no driver {sorted(unknown)} in drivers/drivers.json")
@@ -105,9 +106,8 @@ def broken_drivers(name, where):
     return out
 
 
-def _expected(name):
-    """{case id: reason} from drivers/<name>/expected-failures.txt (lines 'case-id  reason')."""
-    path = ROOT / "drivers" / name / "expected-failures.txt"
+def _expected(path):
+    """{case id: reason} from an expected-failures file (lines 'case-id  reason'; # comments)."""
     out = {}
     if path.exists():
         for line in path.read_text().splitlines():
