@@ -30,14 +30,14 @@ def run(args):
     data = model.build(report, model.read_corpus(args.corpus), model._read_json(args.registry, "registry"))
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    html = page.render(data)
+    node_report = Path(args.node_report) if args.node_report else Path(args.report).parent / "node" / "report.json"
+    node = model._read_json(str(node_report), "node report") if node_report.exists() else None
+    html = page.render(data, node_page.section(node) if node else "")
     (out / "dashboard.html").write_text(html, encoding="utf-8")
     (out / "summary.md").write_text(summary.render(data, args.dashboard_url), encoding="utf-8")
     badge_paths = badges.write(data, out)
-    node_report = Path(args.node_report) if args.node_report else Path(args.report).parent / "node" / "report.json"
-    if node_report.exists():
-        (out / "node.html").write_text(node_page.render(model._read_json(str(node_report), "node report")),
-                                       encoding="utf-8")
+    if node:
+        (out / "node.html").write_text(node_page.render(node), encoding="utf-8")
         print(f"dashboard: wrote {out / 'node.html'} from {node_report}", file=sys.stderr)
     print(f"dashboard: wrote {out / 'dashboard.html'} ({len(html.encode()) / 1e6:.1f} MB), {out / 'summary.md'}, "
           f"{len(badge_paths)} badge(s) in {out / 'badges'}", file=sys.stderr)

@@ -18,19 +18,32 @@ def e(text):
     return html.escape(str(text), quote=True)
 
 
+def summary_table(report):
+    rows = ["<table><tr><th>driver</th><th>pass</th><th>fail</th><th>expected fail</th><th>unclaimed</th>"
+            "<th>unexpected</th></tr>"]
+    for name, s in report["drivers"].items():
+        rows.append(f"<tr><td>{e(name)}</td><td class=pass>{s['pass']}</td><td class=fail>{s['fail']}</td>"
+                    f"<td>{s['fail_expected']}</td><td class=unclaimed>{s['unclaimed']}</td>"
+                    f"<td>{e(', '.join(s['unexpected']) or 'none')}</td></tr>")
+    rows.append("</table>")
+    return "".join(rows)
+
+
+def section(report, href="node.html"):
+    """The dashboard's section for a node run: the drivers' counts and a link to the wire-log page."""
+    return (f'<section id="node"><h2>Node cases (the protocol over time)</h2><p class="hint">{report["cases"]} cases, '
+            f'spec.md 11.9; run {"complete" if report["complete"] else e(report["ended"])}. Each case\'s verdict, '
+            f'diagnosis and wire log, frame by frame: <a href="{e(href)}">{e(href)}</a>.</p>'
+            f'<div class="scroll">{summary_table(report)}</div></section>')
+
+
 def render(report):
     out = [f"<!doctype html><html><head><meta charset='utf-8'><title>Node cases</title><style>{STYLE}</style>"
            f"</head><body><h1>The protocol over time: node cases</h1>",
            f"<p>{report['cases']} cases; run {'complete' if report['complete'] else e(report['ended'])}, "
            f"{report['seconds']} s. Rules: spec.md 11.9. A failed case shows its diagnosis and the wire log: "
            f"&lt; client to node, &gt; node to client, times from the case's start.</p>",
-           "<table><tr><th>driver</th><th>pass</th><th>fail</th><th>expected fail</th><th>unclaimed</th>"
-           "<th>unexpected</th></tr>"]
-    for name, s in report["drivers"].items():
-        out.append(f"<tr><td>{e(name)}</td><td class=pass>{s['pass']}</td><td class=fail>{s['fail']}</td>"
-                   f"<td>{s['fail_expected']}</td><td class=unclaimed>{s['unclaimed']}</td>"
-                   f"<td>{e(', '.join(s['unexpected']) or 'none')}</td></tr>")
-    out.append("</table>")
+           summary_table(report)]
     for name in report["drivers"]:
         out.append(f"<h2>{e(name)}</h2>")
         for v in (v for v in report["verdicts"] if v["driver"] == name):
