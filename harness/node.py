@@ -71,7 +71,7 @@ def top_fields(raw, segments):
                     out[top] = "int"
         elif seg.kind == "str":
             out.setdefault(top, "")
-            if seg.part == "payload" and path.count(".") == (2 if not path.startswith("payload[") else 2):
+            if seg.part == "payload" and path.count(".") == 2:      # the str itself, not a value nested in it
                 texts[top] = texts.get(top, b"") + raw[seg.start:seg.end]
         elif top not in out:
             out[top] = seg.kind

@@ -28,6 +28,10 @@ EXIT_GRACE_MS = 2000      # after the case's timeout, before the driver's proces
 VERDICTS = ("pass", "fail", "unclaimed")
 
 
+class DriverError(Exception):
+    """A driver that cannot be set up: not in drivers/drivers.json, or a broken copy whose bug no longer applies."""
+
+
 def add_arguments(sub):
     n = sub.add_parser("node", help="run drivers over the node cases (the protocol over time, spec.md 11.9)")
     n.add_argument("--driver", action="append", default=[], metavar="NAME",
@@ -64,7 +68,7 @@ def drivers(args):
                        "expected": _expected(ROOT / d.get("expected_failures", f"drivers/{d['name']}/expected-failures.txt"))})
     unknown = set(args.driver) - {d["name"] for d in listed}
     if unknown:
-        raise node.CaseFailed(f"no driver {sorted(unknown)} in drivers/drivers.json")
+        raise DriverError(f"no driver {sorted(unknown)} in drivers/drivers.json")
     for spec in args.driver_cmd:
         name, _, cmd = spec.partition("=")
         chosen.append({"name": name, "command": shlex.split(cmd), "expected": {}})
@@ -87,7 +91,7 @@ def broken_drivers(name, where):
     specs = json.loads(BROKEN.read_text())["broken"]
     chosen = [b for b in specs if name in ("all", b["name"])]
     if not chosen:
-        raise node.CaseFailed(f"no broken driver {name!r} in {BROKEN.relative_to(ROOT)}")
+        raise DriverError(f"no broken driver {name!r} in {BROKEN.relative_to(ROOT)}")
     out = []
     for b in chosen:
         target = where / b["name"]
@@ -97,7 +101,7 @@ def broken_drivers(name, where):
         text = path.read_text()
         for old, new in b["replace"]:
             if text.count(old) != 1:
-                raise node.CaseFailed(f"broken driver {b['name']}: the text to replace occurs {text.count(old)} times "
+                raise DriverError(f"broken driver {b['name']}: the text to replace occurs {text.count(old)} times "
                                       f"in client.py, not once: put the bug back anew")
             text = text.replace(old, new)
         path.write_text(text)
@@ -408,7 +412,7 @@ def main(args, stdout, stderr):
         cases = [c for c in cases if any(fnmatch.fnmatchcase(c["id"], g) for g in args.case)]
     try:
         chosen = drivers(args)
-    except node.CaseFailed as e:
+    except DriverError as e:
         print(f"harness node: {e}", file=stderr)
         return 2
     if not chosen or not cases:
