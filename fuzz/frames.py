@@ -38,7 +38,7 @@ errors = st.fixed_dictionaries({"trace_id": uuid_values, "code": ints64, "class_
 FLAGS = edged([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 16, 2 ** 30, 2 ** 31 - 1], st.integers(0, 2 ** 31 - 1))
 
 FIELD_TYPES = {
-    "int": ints64, "bool": st.booleans().map(named(lambda b: {"type": "bool", "value": b})), "str": texts,
+    "int": ints64, "long": ints64, "bool": st.booleans().map(named(lambda b: {"type": "bool", "value": b})), "str": texts,
     "bin": blobs, "uuid": uuid_values, "bitmask": bitmasks, "features": features, "extensions": pairs,
     "error-extensions": st.one_of(nil, pairs), "uuid-list": st.lists(uuid_values, max_size=3), "error": errors,
     "error-or-nil": st.one_of(nil, errors), "payload": st.lists(any_values, max_size=4),
