@@ -776,27 +776,7 @@ func decodeFormat(format string, data []byte, era string, columns []string) ([]a
 		if n.Sign() == 0 {
 			return []any{}, nil
 		}
-		b, err := binOf(outer[1], "object array")
-		if err != nil {
-			return nil, err
-		}
-		count, ok := int64Of(n)
-		if !ok || count > int64(len(b)) { // saturate: readTuple answers "does not fit" for any count this large
-			count = int64(len(b)) + 1
-		}
-		parts, _, err := readTuple(b, 3*count, era)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]any, 0, count)
-		for i := int64(0); i < 3*count; i += 3 {
-			v, err := readTriple(parts[i : i+3])
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		return out, nil
+		return readTriples(outer[1], "object array", n, era)
 	case "table-row":
 		ok := len(outer) == 2 && outer[0].(obj)["type"] == "bitmask"
 		if err := check(ok, "invalid.tuple-type", "a row is a BITMASK and a bin"); err != nil {
@@ -1071,27 +1051,36 @@ func decodeBatch(outer []any, era string) ([]any, error) {
 	}
 	out := make([]any, 0, len(outer)-3)
 	for _, row := range outer[3:] {
-		b, err := binOf(row, "batch row")
+		items, err := readTriples(row, "batch row", n, era)
 		if err != nil {
 			return nil, err
-		}
-		count, ok := int64Of(n)
-		if !ok || count > int64(len(b)) { // saturate: readTuple answers "does not fit" for any count this large
-			count = int64(len(b)) + 1
-		}
-		parts, _, err := readTuple(b, 3*count, era)
-		if err != nil {
-			return nil, err
-		}
-		items := make([]any, 0, count)
-		for i := int64(0); i < 3*count; i += 3 {
-			v, err := readTriple(parts[i : i+3])
-			if err != nil {
-				return nil, err
-			}
-			items = append(items, v)
 		}
 		out = append(out, obj{"type": "array", "items": items})
+	}
+	return out, nil
+}
+
+// readTriples reads the bin value as a tuple of n (type, scale, value) triples: an object array's, a batch row's.
+func readTriples(value any, what string, n *big.Int, era string) ([]any, error) {
+	b, err := binOf(value, what)
+	if err != nil {
+		return nil, err
+	}
+	count, ok := int64Of(n)
+	if !ok || count > int64(len(b)) { // saturate: readTuple answers "does not fit" for any count this large
+		count = int64(len(b)) + 1
+	}
+	parts, _, err := readTuple(b, 3*count, era)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, 0, count)
+	for i := int64(0); i < 3*count; i += 3 {
+		v, err := readTriple(parts[i : i+3])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
 	}
 	return out, nil
 }

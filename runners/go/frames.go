@@ -1087,44 +1087,33 @@ func writeSQLExecuteRequest(w *writer) {
 	}
 }
 
-// The responses to a request whose tx was -1 (piggyback) or 0 (direct): writeTxMeta's fields before the op's payload.
-var txPiggybackMeta = []string{"tx_resource_id", "tx_id", "tx_coordinator_id", "tx_timeout", "payload"}
-var txDirectMeta = []string{"tx_primary_node", "tx_enlistment_token", "tx_noop", "payload"}
+// The responses to a request whose tx was -1 (piggyback) or 0 (direct): writeTxMeta's fields, then the op's payload.
+var txPiggybackMeta = [][2]string{{"tx_resource_id", "long"}, {"tx_id", "uuid"}, {"tx_coordinator_id", "uuid"}, {"tx_timeout", "long"}}
+var txDirectMeta = [][2]string{{"tx_primary_node", "str"}, {"tx_enlistment_token", "long"}, {"tx_noop", "bool"}}
 
-func readTxPiggybackResponse(c *cursor) {
+func readTxPiggybackResponse(c *cursor)  { readTxResponse(c, txPiggybackMeta) }
+func writeTxPiggybackResponse(w *writer) { writeTxResponse(w, txPiggybackMeta) }
+func readTxDirectResponse(c *cursor)     { readTxResponse(c, txDirectMeta) }
+func writeTxDirectResponse(w *writer)    { writeTxResponse(w, txDirectMeta) }
+
+func readTxResponse(c *cursor, meta [][2]string) {
 	if c.responseHeader()&flagError == 0 {
-		c.field("tx_resource_id", "long")
-		c.field("tx_id", "uuid")
-		c.field("tx_coordinator_id", "uuid")
-		c.field("tx_timeout", "long")
+		for _, f := range meta {
+			c.field(f[0], f[1])
+		}
 		c.payload("payload")
 	}
 }
 
-func writeTxPiggybackResponse(w *writer) {
-	if w.when(w.responseHeader()&flagError == 0, "flags & 4 is set", txPiggybackMeta...) {
-		w.field("tx_resource_id", "long")
-		w.field("tx_id", "uuid")
-		w.field("tx_coordinator_id", "uuid")
-		w.field("tx_timeout", "long")
-		w.payload("payload")
+func writeTxResponse(w *writer, meta [][2]string) {
+	names := []string{"payload"}
+	for _, f := range meta {
+		names = append(names, f[0])
 	}
-}
-
-func readTxDirectResponse(c *cursor) {
-	if c.responseHeader()&flagError == 0 {
-		c.field("tx_primary_node", "str")
-		c.field("tx_enlistment_token", "long")
-		c.field("tx_noop", "bool")
-		c.payload("payload")
-	}
-}
-
-func writeTxDirectResponse(w *writer) {
-	if w.when(w.responseHeader()&flagError == 0, "flags & 4 is set", txDirectMeta...) {
-		w.field("tx_primary_node", "str")
-		w.field("tx_enlistment_token", "long")
-		w.field("tx_noop", "bool")
+	if w.when(w.responseHeader()&flagError == 0, "flags & 4 is set", names...) {
+		for _, f := range meta {
+			w.field(f[0], f[1])
+		}
 		w.payload("payload")
 	}
 }
