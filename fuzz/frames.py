@@ -38,7 +38,7 @@ errors = st.fixed_dictionaries({"trace_id": uuid_values, "code": ints64, "class_
 FLAGS = edged([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 16, 2 ** 30, 2 ** 31 - 1], st.integers(0, 2 ** 31 - 1))
 
 FIELD_TYPES = {
-    "int": ints64, "bool": st.booleans().map(named(lambda b: {"type": "bool", "value": b})), "str": texts,
+    "int": ints64, "long": ints64, "bool": st.booleans().map(named(lambda b: {"type": "bool", "value": b})), "str": texts,
     "bin": blobs, "uuid": uuid_values, "bitmask": bitmasks, "features": features, "extensions": pairs,
     "error-extensions": st.one_of(nil, pairs), "uuid-list": st.lists(uuid_values, max_size=3), "error": errors,
     "error-or-nil": st.one_of(nil, errors), "payload": st.lists(any_values, max_size=4),
@@ -61,10 +61,16 @@ def fitted(draw):
     return (ERA, {"frame": kind, "features": feats, "fields": fields}, "frame")
 
 
+# The features that change a kind's layout: the SQL ones, and the two that bring tx's direct-mapping forms.
+TX_FEATURES = ("TX_DIRECT_MAPPING", "TX_PIGGYBACK")
+LAYOUT_FEATURES = {"sql-execute-request": frames.SQL_FEATURES + TX_FEATURES, "tuple-request": TX_FEATURES}
+
+
 def message(kind):
     layout = frames.LAYOUTS[kind]
-    feats = (st.lists(st.sampled_from(frames.SQL_FEATURES), unique=True).map(
-        named(lambda fs: [f for f in frames.SQL_FEATURES if f in fs])) if kind == "sql-execute-request" else st.just([]))
+    known = LAYOUT_FEATURES.get(kind, ())
+    feats = (st.lists(st.sampled_from(known), unique=True).map(named(lambda fs: [f for f in known if f in fs]))
+             if known else st.just([]))
     candidates = st.fixed_dictionaries({name: field_strategy(name, t) for name, t, _when in layout})
     drop = st.integers(0, 15).flatmap(named(lambda i: st.integers(0, 63) if i == 15 else st.none()))
     return st.tuples(st.just(kind), feats, candidates, drop).map(named(fitted))
@@ -90,7 +96,8 @@ def vector_pair(i, message_):
 PRIMARY = {"handshake-request": "FR-HS-REQUEST", "handshake-response": "FR-HS-RESPONSE", "request": "FR-REQUEST",
            "response": "FR-RESPONSE", "server-op-response": "FR-SERVER-OP-RESPONSE",
            "tuple-request": "FR-TUPLE-REQUEST", "tuple-upsert-response": "FR-TUPLE-RESPONSE",
-           "tuple-get-response": "FR-TUPLE-RESPONSE", "sql-execute-request": "FR-SQL-EXECUTE"}
+           "tuple-get-response": "FR-TUPLE-RESPONSE", "sql-execute-request": "FR-SQL-EXECUTE",
+           "tx-piggyback-response": "FR-TX-META", "tx-direct-response": "FR-TX-META"}
 
 
 def notation(fields, typed_notation, dollar):

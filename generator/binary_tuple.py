@@ -359,6 +359,44 @@ def object_array_bytes(values: list[dict]) -> bytes:
     return head + bin_(tuple_bytes([p for v in values for p in triple_parts(v)]))
 
 
+# --- batched SQL arguments: packBatchedArgumentsAsBinaryTupleArray (spec 6.2.5 BT-BATCH) ---------------
+def batch_rows(values: list[dict]) -> list[list[dict]]:
+    """The rows of a batch (each a typed array of objects), refused as Java's BatchedArguments and .NET's
+    WriteBatchArgs refuse them: an empty row, or rows of different lengths (the row length is written once)."""
+    rows = [v["items"] for v in values]
+    if any(not r for r in rows):
+        raise Invalid("unrepresentable", "a batch row with no arguments (Java: 'Non empty arguments required.')")
+    if len({len(r) for r in rows}) > 1:
+        raise Invalid("unrepresentable", f"batch rows of lengths {sorted({len(r) for r in rows})}: one row length is written")
+    return rows
+
+
+def batch_bytes(values: list[dict], count_form: str | None = None, row=None, paged: bytes = wire.FALSE) -> bytes:
+    """nil for no rows, else rowLen, rowCount (count_form: a wider int form), false (paged), one bin per row."""
+    rows = batch_rows(values)
+    if not rows:
+        return wire.NIL
+    count = wire.integer(len(rows)) if count_form is None else wire.int_form(count_form, len(rows))
+    row = row or (lambda r: bin_(tuple_bytes([p for v in r for p in triple_parts(v)])))
+    return wire.integer(len(rows[0])) + count + paged + b"".join(row(r) for r in rows)
+
+
+def batch_variants(values: list[dict]) -> list[tuple[str, bytes, str, str, bool]]:
+    rows = batch_rows(values)
+    if not rows:
+        return [("no-rows", wire.integer(0) + wire.integer(0) + wire.FALSE,
+                 "row length 0, count 0 and no rows: Java's unpackBatchedArgumentsFromBinaryTupleArray reads an empty batch", "BT-BATCH", False)]
+    out = [("dotnet", batch_bytes(values, "int32"),
+            "the row count as d2 and 4 bytes, as the .NET client writes it (WriteBatchArgs: ReserveMsgPackInt32, then WriteMsgPackInt32; producer profile)",
+            "BT-BATCH", True),
+           ("paged-true", batch_bytes(values, paged=wire.TRUE), "the third value true: Java reads it with unpackBoolean and ignores it ('unused now')", "BT-BATCH", False)]
+    for s in (2, 4):
+        if s > entry_size(max(sum(len(p) for v in r for p in triple_parts(v)) for r in rows)):
+            out.append((f"offsets-{s}", batch_bytes(values, row=lambda r: bin_(tuple_bytes([p for v in r for p in triple_parts(v)], s))),
+                        f"every row with {s}-byte offset entries", "BT-OFFSET-SIZE", False))
+    return out
+
+
 # --- table rows: packBinaryTuple(builder, noValueSet) ---------------------------------------------
 def no_value_mask(values: list[dict], size: int | None = None) -> bytes:
     bits = [i for i, v in enumerate(values) if v["type"] == "NO_VALUE"]
@@ -458,6 +496,10 @@ def check_columns(fmt: str, columns, values: list[dict], era: str = "3.0") -> No
                 raise ValueError("NO_VALUE exists only in table rows")
     elif fmt in ("object", "compute-arg") and len(values) != 1:
         raise ValueError(f"an {fmt} vector holds exactly one value")
+    elif fmt == "batched-arguments":
+        if any(v["type"] != "array" or any(i["type"] in ("NO_VALUE", "MARSHALLED") for i in v["items"]) for v in values):
+            raise ValueError("batched-arguments values are rows: typed arrays of objects")
+        values = [i for v in values for i in v["items"]]
     if any(v["type"] == "MARSHALLED" for v in values) and fmt != "compute-arg":
         raise ValueError("MARSHALLED exists only in compute-arg")
 
@@ -469,6 +511,8 @@ def canonical(fmt: str, values: list[dict], era: str) -> bytes:
         return object_bytes(values[0])
     if fmt == "object-array":
         return object_array_bytes(values)
+    if fmt == "batched-arguments":
+        return batch_bytes(values)
     if fmt == "table-row":
         return row_bytes(values)
     if fmt == "collection":
@@ -505,6 +549,8 @@ def variants(fmt: str, values: list[dict], era: str) -> list[dict]:
             (f"offsets-{s}", wire.integer(len(values)) + bin_(tuple_bytes(parts, s)), f"{s}-byte offset entries", "BT-OFFSET-SIZE", False)
             for s in (2, 4) if s > entry_size(sum(map(len, parts)))] + decimal_profile_variants(
             values, lambda parts: wire.integer(len(values)) + bin_(tuple_bytes(parts)))
+    elif fmt == "batched-arguments":
+        found = batch_variants(values)
     elif fmt == "collection":
         found = collection_variants(values)
     elif fmt == "compute-arg":

@@ -6,7 +6,7 @@ ColumnType-typed elements in a short notation:
   -inf), {FLOAT_BITS|DOUBLE_BITS: HEX}, {DECIMAL: [UNSCALED, SCALE]}, {DATE: [Y, M, D]}, {TIME: [H, M, S, NANO]},
   {DATETIME: [Y, M, D, H, M, S, NANO]}, {TIMESTAMP|DURATION: [SECONDS, NANO]}, {PERIOD: [Y, M, D]},
   {UUID: TEXT}, {STRING: TEXT or {repeat, count}}, {BYTE_ARRAY: HEX, {repeat, count} or {mul, count}},
-  {MARSHALLED: HEX} (format compute-arg only).
+  {MARSHALLED: HEX} (format compute-arg only), {ROW: [ELEMENTS]} (format batched-arguments only: a typed array).
 A case has `values` (or `value`; or {repeat_values: E, count: N}; or {first: [...], then: E, count: N}), optional
 `columns` (ColumnType names, or {repeat_columns: T, count: N}; inferred from non-NULL values), optional
 `column_params` (one {precision, scale} per column, for producer profiles that depend on them), optional `format` /
@@ -56,6 +56,8 @@ def element(spec, names) -> dict:
         return out
     if kind == "UUID":
         return {"type": kind, "value": subst(arg, names)}
+    if kind == "ROW":   # batched-arguments only: one row of objects, a typed array (spec 6.2.5 BT-BATCH)
+        return {"type": "array", "items": [element(e, names) for e in value_list(arg, names)]}
     if kind == "MARSHALLED":   # compute-arg only: the bytes a user marshaller made (spec 6.4)
         return {"type": kind, "hex": repeated(arg, names, "").replace(" ", "").lower()}
     if kind == "STRING":
@@ -132,7 +134,7 @@ def vector(case: dict, names: dict, kind: str, era: str, fmt: str, since: str) -
         if needs_columns:
             v["columns"] = column_list(case["columns"], names)
         v["hex"] = byte_parts(case["bytes"], names, era).hex()
-        v["error"] = case["error"]
+        v["error"] = subst(case["error"], names)
         return v
     specs = value_list(case["values"], names) if "values" in case else [resolve(case["value"], names)]
     values = [element(s, names) for s in specs]
@@ -148,7 +150,7 @@ def vector(case: dict, names: dict, kind: str, era: str, fmt: str, since: str) -
         bt.check_columns(fmt, None, values, era)
     v["values"] = values
     if kind == "encode-reject":
-        v["error"] = case["error"]
+        v["error"] = subst(case["error"], names)
         try:
             bt.canonical(fmt, values, era)
         except Invalid as e:

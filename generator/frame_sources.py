@@ -16,6 +16,7 @@ def scalar(spec, t: str, names):
     """A field value of simple type t: a bare YAML int / bool / str / uuid text / bitmask bit list, or the value notation."""
     spec = text(spec, names)
     base = t.rstrip("?")
+    base = "int" if base == "long" else base   # a long is an int of the wider range (spec 11.1 FR-INT-RANGE)
     if spec == "nil" or spec is None:
         return {"type": "nil"}
     if base == "any" and isinstance(spec, list):   # a field the kind does not have (encode rejects)
@@ -41,6 +42,8 @@ def feature_bits(spec, names):
     spec = resolve(spec, names)
     if isinstance(spec, str):
         spec = evaluate(subst(spec, names), names)
+    if isinstance(spec, dict) and "as_given" in spec:   # bit indices in the given order (encode rejects: FR-FEATURES)
+        return [as_int(subst(b, names), names) for b in resolve(spec["as_given"], names)]
     if isinstance(spec, dict):   # the value notation: a wrong type on purpose (encode rejects)
         return value(spec, names, ERA)
     bits = [frames.FEATURE_BIT[b] if isinstance(b, str) and b in frames.FEATURE_BIT else as_int(subst(b, names), names)

@@ -14,7 +14,11 @@ FEATURE_BIT = {f["name"]: f["bit"] for f in FRAMES["features"]}
 FLAG = {f["name"]: f["bit_value"] for f in FRAMES["response_flags"]}
 SERVER_OP_RESPONSE_ERROR = {f["name"]: f["bit_value"] for f in FRAMES["server_op_response_flags"]}["ERROR"]
 SQL_FEATURES = ("SQL_DIRECT_TX_MAPPING", "SQL_MULTISTATEMENT_SUPPORT", "SQL_PARTITION_AWARENESS")
+# Field widths (spec 11.1 FR-INT-RANGE): `int` is what Java reads with unpackInt (or narrower), `long` with unpackLong
 INT64_MIN, INT64_MAX = -(2 ** 63), 2 ** 63 - 1
+WIDTH = {"int": (-(2 ** 31), 2 ** 31 - 1), "long": (INT64_MIN, INT64_MAX)}
+# The tx field's direct-mapping forms (ClientTxUtils: TX_ID_FIRST_DIRECT, TX_ID_DIRECT), registry frames.tx_ids
+TX_ID = {t["name"]: t["id"] for t in FRAMES["tx_ids"]}
 
 
 class FrameError(ignite.Invalid):
@@ -42,9 +46,25 @@ def feature(name):
     return lambda _get, features: name in features
 
 
-RESPONSE_HEAD = [("request_id", "int", always), ("flags", "int", always),
-                 ("partition_assignment_timestamp", "int", flag(FLAG["PARTITION_ASSIGNMENT"])),
-                 ("observable_timestamp", "int", always), ("error", "error", flag(FLAG["ERROR"]))]
+def tx_form(name, feature_name):
+    """The direct-mapping form of `tx` (spec 11.6): with the feature negotiated, tx == TX_ID[name] brings more fields."""
+    return lambda get, features: feature_name in features and get("tx") == TX_ID[name]
+
+
+TX_FORMS = [("tx_observable_timestamp", "long", tx_form("FIRST_DIRECT", "TX_PIGGYBACK")),
+            ("tx_read_only", "bool", tx_form("FIRST_DIRECT", "TX_PIGGYBACK")),
+            ("tx_timeout", "long", tx_form("FIRST_DIRECT", "TX_PIGGYBACK")),
+            ("tx_enlistment_token", "long", tx_form("DIRECT", "TX_DIRECT_MAPPING")),
+            ("tx_id", "uuid", tx_form("DIRECT", "TX_DIRECT_MAPPING")),
+            ("tx_commit_table_id", "int", tx_form("DIRECT", "TX_DIRECT_MAPPING")),
+            ("tx_commit_partition", "int", tx_form("DIRECT", "TX_DIRECT_MAPPING")),
+            ("tx_coordinator_id", "uuid", tx_form("DIRECT", "TX_DIRECT_MAPPING")),
+            ("tx_timeout", "long", tx_form("DIRECT", "TX_DIRECT_MAPPING"))]
+
+
+RESPONSE_HEAD = [("request_id", "long", always), ("flags", "int", always),
+                 ("partition_assignment_timestamp", "long", flag(FLAG["PARTITION_ASSIGNMENT"])),
+                 ("observable_timestamp", "long", always), ("error", "error", flag(FLAG["ERROR"]))]
 OK = handshake_ok
 LAYOUTS = {
     "handshake-request": [("version_major", "int", always), ("version_minor", "int", always),
@@ -52,34 +72,41 @@ LAYOUTS = {
                           ("features", "features", always), ("extensions", "extensions", always)],
     "handshake-response": [("version_major", "int", always), ("version_minor", "int", always),
                            ("version_patch", "int", always), ("error", "error-or-nil", always),
-                           ("idle_timeout", "int", OK), ("node_id", "uuid", OK), ("node_name", "str", OK),
+                           ("idle_timeout", "long", OK), ("node_id", "uuid", OK), ("node_name", "str", OK),
                            ("cluster_ids", "uuid-list", OK), ("cluster_name", "str", OK),
-                           ("observable_timestamp", "int", OK), ("product_major", "int", OK),
+                           ("observable_timestamp", "long", OK), ("product_major", "int", OK),
                            ("product_minor", "int", OK), ("product_maintenance", "int", OK),
                            ("product_patch", "int?", OK), ("product_pre_release", "str?", OK),
                            ("features", "features", OK), ("extensions", "extensions", OK)],
-    "request": [("op", "int", always), ("request_id", "int", always), ("payload", "payload", always)],
+    "request": [("op", "int", always), ("request_id", "long", always), ("payload", "payload", always)],
     "response": RESPONSE_HEAD + [
         ("server_op", "int", lambda get, f: bool(get("flags") & FLAG["SERVER_OP"]) and no_error(get, f)),
         ("payload", "payload", no_error)],
-    "server-op-response": [("op", "int", always), ("request_id", "int", always), ("flags", "int", always),
+    "server-op-response": [("op", "int", always), ("request_id", "long", always), ("flags", "int", always),
                            ("error", "error", flag(SERVER_OP_RESPONSE_ERROR)),
                            ("payload", "payload", lambda get, _f: not get("flags") & SERVER_OP_RESPONSE_ERROR)],
-    "tuple-request": [("op", "int", always), ("request_id", "int", always), ("table_id", "int", always),
-                      ("tx", "int?", always), ("schema_version", "int", always),
+    "tuple-request": [("op", "int", always), ("request_id", "long", always), ("table_id", "int", always),
+                      ("tx", "long?", always)] + TX_FORMS + [("schema_version", "int", always),
                       ("no_value_set", "bitmask", always), ("tuple", "bin", always)],
     "tuple-upsert-response": RESPONSE_HEAD + [("schema_version", "int", no_error)],
     "tuple-get-response": RESPONSE_HEAD + [("schema_version", "int", no_error), ("tuple", "bin?", no_error)],
     "sql-execute-request": [
-        ("op", "int", always), ("request_id", "int", always),
-        ("direct_tx_mapping", "bool", feature("SQL_DIRECT_TX_MAPPING")), ("tx", "int?", always),
-        ("schema", "str?", always), ("page_size", "int?", always), ("query_timeout", "int?", always),
-        ("idle_timeout", "int?", always), ("time_zone", "str?", always), ("property_count", "int", always),
+        ("op", "int", always), ("request_id", "long", always),
+        ("direct_tx_mapping", "bool", feature("SQL_DIRECT_TX_MAPPING")), ("tx", "long?", always)] + TX_FORMS + [
+        ("schema", "str?", always), ("page_size", "int?", always), ("query_timeout", "long?", always),
+        ("idle_timeout", "long?", always), ("time_zone", "str?", always), ("property_count", "int", always),
         ("properties", "bin", always), ("query_modifiers", "int", feature("SQL_MULTISTATEMENT_SUPPORT")),
         ("statement", "str", always), ("arguments_count", "int?", always),
         ("arguments_tuple", "bin", lambda get, _f: get("arguments_count") is not None),
-        ("observable_timestamp", "int", always),
+        ("observable_timestamp", "long", always),
         ("partition_awareness", "bool", feature("SQL_PARTITION_AWARENESS"))],
+    # The response to a request whose tx was FIRST_DIRECT (-1) or DIRECT (0): writeTxMeta's fields, then the op's own
+    "tx-piggyback-response": RESPONSE_HEAD + [
+        ("tx_resource_id", "long", no_error), ("tx_id", "uuid", no_error), ("tx_coordinator_id", "uuid", no_error),
+        ("tx_timeout", "long", no_error), ("payload", "payload", no_error)],
+    "tx-direct-response": RESPONSE_HEAD + [
+        ("tx_primary_node", "str", no_error), ("tx_enlistment_token", "long", no_error), ("tx_noop", "bool", no_error),
+        ("payload", "payload", no_error)],
 }
 HANDSHAKES = ("handshake-request", "handshake-response")
 ERROR_MEMBERS = [("trace_id", "uuid"), ("code", "int"), ("class_name", "str"), ("message", "str?"),
@@ -94,15 +121,17 @@ def present_fields(kind: str, fields: dict, features) -> list[tuple[str, str]]:
         x = fields[name]
         if name in ("error", "arguments_count"):   # presence asks only whether it is nil; its type is checked later
             return None if x == {"type": "nil"} else x
-        if not (isinstance(x, dict) and x.get("type") in ("int", "nil")):
+        if not (isinstance(x, dict) and x.get("type") in ("int", "nil")):   # flags, tx
             raise FrameError("frame.field-type", f"{kind}: field {name!r} must be an int")
         return None if x["type"] == "nil" else int(x["value"])
-    return [(name, t) for name, t, when in LAYOUTS[kind] if when(get, set(features))]
+    out = [(name, t) for name, t, when in LAYOUTS[kind] if when(get, set(features))]
+    return list(dict.fromkeys(out))   # tx_timeout is in both tx forms (at most one applies)
 
 
 # --- field values -> parts ----------------------------------------------------------------------------------
 def typed(t: str, x) -> bool:
-    """Is x, a typed value (schema/value.schema.json), of frame field type t (int, bool, str, bin, uuid, bitmask)?"""
+    """Is x, a typed value (schema/value.schema.json), of frame field type t (int, long, bool, str, bin, uuid, bitmask)?"""
+    t = "int" if t == "long" else t
     return isinstance(x, dict) and x.get("type") == t and (t not in ("uuid", "bitmask") or x.get("era") == "3.0")
 
 
@@ -113,8 +142,10 @@ def value_part(path: str, t: str, x) -> list[tuple[str, bytes]]:
         return [(path, wire.NIL)]
     if not typed(base, x):
         raise FrameError("frame.field-type", f"{path} must be {t}, not {x!r:.80}")
-    if base == "int" and not INT64_MIN <= int(x["value"]) <= INT64_MAX:
-        raise FrameError("unrepresentable", f"{path}: {x['value']} is outside int64")
+    if base in WIDTH:
+        low, high = WIDTH[base]
+        if not low <= int(x["value"]) <= high:
+            raise FrameError("unrepresentable", f"{path}: {x['value']} is outside the field's {base} ({low}..{high})")
     return [(path, encode.canonical(x))]
 
 

@@ -9,10 +9,10 @@ Used by `python3 -m harness annotate --format frame`, the judge's frame diagnose
 import re
 
 from harness import msgpack_annotate
-from harness.frame_layouts import EXT_LENGTHS, HANDSHAKES, LAYOUTS, LENGTH_BYTES, MAGIC, ERROR_OBJECT, present
+from harness.frame_layouts import EXT_LENGTHS, HANDSHAKES, LAYOUTS, LENGTH_BYTES, MAGIC, RANGES, ERROR_OBJECT, present
 from harness.msgpack_annotate import Segment
 
-SCALAR_KINDS = {"int": "int", "bool": "bool", "str": "str", "bin": "bin", "uuid": "ext(3)", "bitmask": "ext(8)"}
+SCALAR_KINDS = {"int": "int", "long": "int", "bool": "bool", "str": "str", "bin": "bin", "uuid": "ext(3)", "bitmask": "ext(8)"}
 
 
 class _Value:
@@ -93,6 +93,13 @@ class _Walk:
             return None
         if want is not None and value.kind != want and not (type_.endswith("?") and value.kind == "nil"):
             wrong = f"expected {'int' if type_ == 'count' else type_.rstrip('?')}, got {value.kind}: frame.field-type"
+            self.names.append(f"{name} ({wrong})")
+            self.pos += 1
+            self.problem = f"{name}: {wrong}"
+            return None
+        low, high = RANGES.get(type_.rstrip("?"), (None, None))
+        if low is not None and value.kind == "int" and not low <= value.number <= high:
+            wrong = f"{value.number} is outside the field's {type_.rstrip('?')} range: frame.field-type"
             self.names.append(f"{name} ({wrong})")
             self.pos += 1
             self.problem = f"{name}: {wrong}"

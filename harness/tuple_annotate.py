@@ -1,5 +1,5 @@
 """Human-readable Binary Tuple bytes for diagnoses (spec 6.2): header, offset entries, element ranges; and the
-formats that wrap a tuple in MessagePack (object, object-array, table-row, collection, compute-arg), with the tuple inside the bin shown
+formats that wrap a tuple in MessagePack (object, object-array, table-row, collection, compute-arg, batched-arguments), with the tuple inside the bin shown
 element by element.
 
 Best effort on any input: it describes what the bytes say and stops where they stop making sense."""
@@ -7,7 +7,7 @@ Best effort on any input: it describes what the bytes say and stops where they s
 from harness import msgpack_annotate
 from harness.diagnosis import first_difference
 
-FORMATS = ("msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg")
+FORMATS = ("msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg", "batched-arguments")
 OBJECT_LABELS = ("type id", "scale", "value")      # spec 6.2.5: one object is a 3-element tuple
 
 SIZE_CLASS = {0: 1, 1: 2, 2: 4}
@@ -60,7 +60,7 @@ def _line(raw, begin, end, note, focus):
 
 def annotate_format(data, fmt, columns=None, focus=None):
     """Annotated lines for bytes of any vector format: MessagePack outside, the Binary Tuple inside a bin by its
-    elements (object and compute-arg kind 0: type id, scale, value; object-array: three per object; collection:
+    elements (object and compute-arg kind 0: type id, scale, value; object-array and each batched-arguments row: three per object; collection:
     type id, count, items; table-row: the columns)."""
     if fmt == "binary-tuple":
         return annotate(data, columns, focus)
@@ -85,7 +85,7 @@ def annotate_format(data, fmt, columns=None, focus=None):
 def _labels(fmt, columns, count):
     if fmt == "object":
         return list(OBJECT_LABELS)
-    if fmt == "object-array":
+    if fmt in ("object-array", "batched-arguments"):   # batched-arguments: the first int is the row length
         return [f"object {i} {label}" for i in range(max(count or 0, 0)) for label in OBJECT_LABELS]
     if fmt == "compute-arg":
         return list(OBJECT_LABELS)

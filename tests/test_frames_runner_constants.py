@@ -114,13 +114,15 @@ def test_the_patterns_tell_a_wrong_value_from_the_right_one():
 
 
 
-# The features whose fields sql-execute-request reads: every frame codec names these three.
-SQL_FEATURES = {"SQL_DIRECT_TX_MAPPING", "SQL_MULTISTATEMENT_SUPPORT", "SQL_PARTITION_AWARENESS"}
+# The features that bring fields (sql-execute-request's three; the tx forms' two, spec 11.6): every frame codec
+# names these five.
+SQL_FEATURES = {"SQL_DIRECT_TX_MAPPING", "SQL_MULTISTATEMENT_SUPPORT", "SQL_PARTITION_AWARENESS", "TX_PIGGYBACK",
+                "TX_DIRECT_MAPPING"}
 
 
 def missing_features(text):
     """Encoders refuse a negotiated feature name the registry does not have (frame.fields), so a codec either reads
-    the names from the registry or lists them all: a file naming a feature beyond the three SQL ones lists them,
+    the names from the registry or lists them all: a file naming a feature beyond the five layout ones lists them,
     and the names of the registry it lacks are returned."""
     names = {f["name"] for f in FRAMES["features"]}
     listed = set(re.findall(r'"([A-Z][A-Z0-9_]+)"', text)) & names

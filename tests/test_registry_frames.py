@@ -12,7 +12,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 FRAMES = json.loads((ROOT / "schema" / "registry.json").read_text())["frames"]
 SECTIONS = [k for k in FRAMES if k not in ("description", "releases")]
-VALUE_KEYS = ("code", "bit", "bit_value", "key")
+VALUE_KEYS = ("code", "bit", "bit_value", "key", "id")
 
 
 def value_key(entry):

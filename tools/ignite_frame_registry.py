@@ -28,6 +28,8 @@ SECTIONS = {
     "error_extensions": ("ErrorExtensions.java", r"static final String ([A-Z][A-Z0-9_]*) = \"([a-z0-9-]+)\";",
                          "key"),
     "error_groups": ("lang/ErrorGroups.java", r"registerGroup\(\"([A-Z]+)\", \(short\) (\d+)\)", "code"),
+    # the resource ids of a request's tx field that start its direct-mapping forms (spec 11.6)
+    "tx_ids": ("proto/tx/ClientTxUtils.java", r"static final long TX_ID_([A-Z_]+) = (-?\d+)L;", "id"),
 }
 # Not declared in one Java file: each client states its own code where it writes the handshake.
 CLIENT_CODES = [

@@ -27,6 +27,8 @@ TABLES = [
     ("client_ops", "Client ops (`ClientOp.java`)", (("code", "code"), ("name", "name"))),
     ("error_groups", "Error code groups (`ErrorGroups.java`; an error code is group << 16 | number)",
      (("group", "code"), ("name", "name"))),
+    ("tx_ids", "Direct-mapping transaction ids (`ClientTxUtils.java` `TX_ID_*`; the `tx` field's value, §11.6)",
+     (("id", "id"), ("name", "name"))),
 ]
 
 

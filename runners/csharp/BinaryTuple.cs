@@ -15,7 +15,7 @@ namespace IgniteRunner;
 /// ColumnType-typed values ({"type": "INT32", ...}).
 ///   ReadTuple / WriteTuple          header, offset table, value area (era 3.0; beta1 adds the null map)
 ///   DecodeElement / EncodeElement   one element per ColumnType
-///   Decode / Encode                 the formats: binary-tuple, object, object-array, table-row, collection,
+///   Decode / Encode                 the formats: binary-tuple, object, object-array, batched-arguments, table-row, collection,
 ///                                   compute-arg; the MessagePack
 ///                                   around a tuple (c0, bin, int N, the no-value BITMASK) goes through Codec
 /// Everything in a tuple is little-endian except the DECIMAL unscaled value (big-endian two's complement).
@@ -23,7 +23,7 @@ namespace IgniteRunner;
 /// </summary>
 sealed class BinaryTuple(Codec codec, IgniteExt ignite)
 {
-    public static readonly string[] Formats = ["binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg"];
+    public static readonly string[] Formats = ["binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg", "batched-arguments"];
 
     /// <summary>ColumnType ids on the 3.0 wire (14 and 19 are not value types there).</summary>
     static readonly Dictionary<string, int> TypeIds = new()
@@ -634,6 +634,65 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
         return [EncodeInt("INT32", TypeIds[t]), EncodeInt("INT32", items.Length), .. items.Select(v => EncodeElement(v))];
     }
 
+    /// <summary>Batched arguments (spec BT-BATCH): nil, or row length N, row count, a bool (ignored), one bin of 3N
+    /// elements per row; any other form is invalid.tuple-type (BT-BATCH-FORM).</summary>
+    static void ReadBatch(JsonElement outer, string era, JsonArray output)
+    {
+        int size = outer.GetArrayLength();
+        if (size > 0 && TypeOf(outer[0]) == "nil")
+        {
+            Check(size == 1, "invalid.tuple-type", "batched arguments: nil followed by more values");
+            return;
+        }
+        Check(size >= 3 && TypeOf(outer[0]) == "int" && TypeOf(outer[1]) == "int" && TypeOf(outer[2]) == "bool",
+            "invalid.tuple-type", "batched arguments are a row length, a count and a bool, then the rows");
+        var n = BigInteger.Parse(Fields.Text(outer[0], "value"));
+        var rows = BigInteger.Parse(Fields.Text(outer[1], "value"));
+        Check(n.Sign >= 0 && rows.Sign >= 0 && (n.Sign > 0 || rows.IsZero), "invalid.tuple-type", $"batched arguments: row length {n}, count {rows}");
+        Check(rows == size - 3, "invalid.tuple-type", $"batched arguments: count {rows}, {size - 3} values follow");
+        // 3N beyond any input length: ReadTuple answers malformed.truncated without allocating.
+        long elements = n < int.MaxValue ? 3 * (long)n : long.MaxValue;
+        for (int r = 3; r < size; r++)
+        {
+            byte[][] triples = ReadTuple(BinOf(outer[r], "batch row"), elements, era).Parts;
+            var items = new JsonArray();
+            for (long i = 0; i < elements; i += 3)
+            {
+                items.Add((JsonNode)ReadTriple(triples, i));
+            }
+            var row = Codec.Typed("array");
+            row["items"] = items;
+            output.Add((JsonNode)row);
+        }
+    }
+
+    static void WriteBatch(ref MessagePackWriter writer, JsonElement[] rows)
+    {
+        if (rows.Length == 0)
+        {
+            writer.WriteNil();
+            return;
+        }
+        var tuples = new List<byte[]>();
+        int n = -1;
+        foreach (JsonElement row in rows)
+        {
+            Check(row.ValueKind == JsonValueKind.Object && Fields.Text(row, "type") == "array" && row.TryGetProperty("items", out JsonElement items)
+                && items.ValueKind == JsonValueKind.Array, "unrepresentable", "batched arguments: every row is a typed array");
+            JsonElement[] args = [.. row.GetProperty("items").EnumerateArray()];
+            n = n < 0 ? args.Length : n;
+            Check(args.Length > 0 && args.Length == n, "unrepresentable", $"batched arguments: rows of {n} and {args.Length} arguments (one row length >= 1 is written)");
+            tuples.Add(WriteTuple([.. args.SelectMany(Triple)]));
+        }
+        writer.Write(n);
+        writer.Write(rows.Length);
+        writer.Write(false);
+        foreach (byte[] tuple in tuples)
+        {
+            writer.Write(tuple.AsSpan());
+        }
+    }
+
     public JsonArray Decode(string format, byte[] data, string era, string[] columns)
     {
         // Items go in as JsonNode: JsonArray.Add<T>(T) would look T up by reflection (not in the native build).
@@ -675,6 +734,9 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
                 {
                     output.Add((JsonNode)ReadTriple(triples, i));
                 }
+                return output;
+            case "batched-arguments":
+                ReadBatch(outer, era, output);
                 return output;
             case "table-row":
                 Check(outer.GetArrayLength() > 1 || TypeOf(outer[0]) != "bitmask", "malformed.truncated", "row: the input ends where the bin belongs");
@@ -740,6 +802,9 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
                 {
                     writer.Write(WriteTuple([.. items.SelectMany(Triple)]).AsSpan());
                 }
+                break;
+            case "batched-arguments":
+                WriteBatch(ref writer, items);
                 break;
             case "table-row":
                 var noValue = Enumerable.Range(0, items.Length).Where(i => Fields.Text(items[i], "type") == "NO_VALUE").Select(i => (long)i);

@@ -46,6 +46,36 @@ sealed class Frames(Codec codec, JsonElement registry)
     const string SqlDirectTxMapping = "SQL_DIRECT_TX_MAPPING";
     const string SqlMultistatementSupport = "SQL_MULTISTATEMENT_SUPPORT";
     const string SqlPartitionAwareness = "SQL_PARTITION_AWARENESS";
+    // The features that bring the direct-mapping forms of tx (spec 11.6), and the tx values that start them
+    // (registry frames.tx_ids FIRST_DIRECT and DIRECT, checked against the registry below).
+    const string TxPiggyback = "TX_PIGGYBACK";
+    const string TxDirectMapping = "TX_DIRECT_MAPPING";
+    const int TxFirstDirect = -1;
+    const int TxDirect = 0;
+
+    readonly bool txIdsAreTheRegistrys = CheckTxIds(registry);
+
+    static bool CheckTxIds(JsonElement registry)
+    {
+        var ids = registry.GetProperty("frames").GetProperty("tx_ids").EnumerateArray()
+            .ToDictionary(t => t.GetProperty("name").GetString()!, t => t.GetProperty("id").GetInt64());
+        if (ids.GetValueOrDefault("FIRST_DIRECT", 1) != TxFirstDirect || ids.GetValueOrDefault("DIRECT", 1) != TxDirect)
+        {
+            throw new InvalidOperationException("schema/registry.json frames.tx_ids differ from this runner's");
+        }
+        return true;
+    }
+
+    /// <summary>FR-INT-RANGE: an "int" field is what Java reads with unpackInt, a "long" field with unpackLong (both
+    /// typed ints); a "count" is any typed int (bounded by the values present).</summary>
+    static string WireType(string type) => type is "long" or "count" ? "int" : type;
+
+    static bool InRange(string type, BigInteger n) => type switch
+    {
+        "int" => n >= int.MinValue && n <= int.MaxValue,
+        "long" => n >= long.MinValue && n <= long.MaxValue,
+        _ => true,
+    };
 
     /// <summary>Highest feature bit index an encoder writes: the bin stays within a .NET array.</summary>
     static readonly long MaxFeatureBit = 8L * (Array.MaxLength - 16) - 1;
@@ -59,6 +89,10 @@ sealed class Frames(Codec codec, JsonElement registry)
     {
         void Value(string field, string type, bool nullable = false);
         void Int(string field);
+        void Long(string field);
+        /// <summary>The tx field (long?): with a direct-mapping feature its value decides the fields after it; null
+        /// when nil.</summary>
+        BigInteger? Tx(string field, IReadOnlySet<string> features);
         /// <summary>An int the fields after it depend on (the flags).</summary>
         BigInteger Flags(string field);
         /// <summary>An int? that decides whether a field follows: true when nil.</summary>
@@ -88,6 +122,8 @@ sealed class Frames(Codec codec, JsonElement registry)
         ["tuple-upsert-response"] = new(false, TupleUpsertResponse),
         ["tuple-get-response"] = new(false, TupleGetResponse),
         ["sql-execute-request"] = new(false, SqlExecuteRequest),
+        ["tx-piggyback-response"] = new(false, TxPiggybackResponse),
+        ["tx-direct-response"] = new(false, TxDirectResponse),
     };
 
     static Kind KindOf(string kind) =>
@@ -179,12 +215,12 @@ sealed class Frames(Codec codec, JsonElement registry)
         {
             return;   // a failed handshake ends with its error
         }
-        c.Int("idle_timeout");
+        c.Long("idle_timeout");
         c.Value("node_id", "uuid");
         c.Value("node_name", "str");
         c.UuidList("cluster_ids");
         c.Value("cluster_name", "str");
-        c.Int("observable_timestamp");
+        c.Long("observable_timestamp");
         c.Int("product_major");
         c.Int("product_minor");
         c.Int("product_maintenance");
@@ -197,20 +233,20 @@ sealed class Frames(Codec codec, JsonElement registry)
     static void Request(ICursor c, IReadOnlySet<string> features)
     {
         c.Int("op");
-        c.Int("request_id");
+        c.Long("request_id");
         c.Payload("payload");
     }
 
     /// <summary>The response header; true when the message goes on (no error).</summary>
     static bool ResponseHeader(ICursor c, out BigInteger flags)
     {
-        c.Int("request_id");
+        c.Long("request_id");
         flags = c.Flags("flags");
         if ((flags & PartitionAssignment) != 0)
         {
-            c.Int("partition_assignment_timestamp");
+            c.Long("partition_assignment_timestamp");
         }
-        c.Int("observable_timestamp");
+        c.Long("observable_timestamp");
         if ((flags & Error) != 0)
         {
             c.Error("error");
@@ -234,7 +270,7 @@ sealed class Frames(Codec codec, JsonElement registry)
     static void ServerOpResponse(ICursor c, IReadOnlySet<string> features)
     {
         c.Int("op");
-        c.Int("request_id");
+        c.Long("request_id");
         if ((c.Flags("flags") & ServerOpResponseError) != 0)
         {
             c.Error("error");
@@ -248,9 +284,9 @@ sealed class Frames(Codec codec, JsonElement registry)
     static void TupleRequest(ICursor c, IReadOnlySet<string> features)
     {
         c.Int("op");
-        c.Int("request_id");
+        c.Long("request_id");
         c.Int("table_id");
-        c.Value("tx", "int", nullable: true);
+        Tx(c, features);
         c.Int("schema_version");
         c.Value("no_value_set", "bitmask");
         c.Value("tuple", "bin");
@@ -273,19 +309,65 @@ sealed class Frames(Codec codec, JsonElement registry)
         }
     }
 
+    /// <summary>tx, then the fields its direct-mapping form brings (spec 11.6).</summary>
+    static void Tx(ICursor c, IReadOnlySet<string> features)
+    {
+        BigInteger? tx = c.Tx("tx", features);
+        if (tx == TxFirstDirect && features.Contains(TxPiggyback))
+        {
+            c.Long("tx_observable_timestamp");
+            c.Value("tx_read_only", "bool");
+            c.Long("tx_timeout");
+        }
+        else if (tx == TxDirect && features.Contains(TxDirectMapping))
+        {
+            c.Long("tx_enlistment_token");
+            c.Value("tx_id", "uuid");
+            c.Int("tx_commit_table_id");
+            c.Int("tx_commit_partition");
+            c.Value("tx_coordinator_id", "uuid");
+            c.Long("tx_timeout");
+        }
+    }
+
+    /// <summary>The response to a request whose tx was -1: writeTxMeta's fields, then the op's payload.</summary>
+    static void TxPiggybackResponse(ICursor c, IReadOnlySet<string> features)
+    {
+        if (ResponseHeader(c, out _))
+        {
+            c.Long("tx_resource_id");
+            c.Value("tx_id", "uuid");
+            c.Value("tx_coordinator_id", "uuid");
+            c.Long("tx_timeout");
+            c.Payload("payload");
+        }
+    }
+
+    /// <summary>The response to a request whose tx was 0: writeTxMeta's fields, then the op's payload.</summary>
+    static void TxDirectResponse(ICursor c, IReadOnlySet<string> features)
+    {
+        if (ResponseHeader(c, out _))
+        {
+            c.Value("tx_primary_node", "str");
+            c.Long("tx_enlistment_token");
+            c.Value("tx_noop", "bool");
+            c.Payload("payload");
+        }
+    }
+
     static void SqlExecuteRequest(ICursor c, IReadOnlySet<string> features)
     {
         c.Int("op");
-        c.Int("request_id");
+        c.Long("request_id");
         if (features.Contains(SqlDirectTxMapping))
         {
             c.Value("direct_tx_mapping", "bool");
         }
-        c.Value("tx", "int", nullable: true);
+        Tx(c, features);
         c.Value("schema", "str", nullable: true);
         c.Value("page_size", "int", nullable: true);
-        c.Value("query_timeout", "int", nullable: true);
-        c.Value("idle_timeout", "int", nullable: true);
+        c.Value("query_timeout", "long", nullable: true);
+        c.Value("idle_timeout", "long", nullable: true);
         c.Value("time_zone", "str", nullable: true);
         c.Int("property_count");
         c.Value("properties", "bin");
@@ -298,7 +380,7 @@ sealed class Frames(Codec codec, JsonElement registry)
         {
             c.Value("arguments_tuple", "bin");
         }
-        c.Int("observable_timestamp");
+        c.Long("observable_timestamp");
         if (features.Contains(SqlPartitionAwareness))
         {
             c.Value("partition_awareness", "bool");
@@ -361,7 +443,13 @@ sealed class Frames(Codec codec, JsonElement registry)
         {
             JsonElement value = Next(field);
             string? got = TypeOf(value);
-            return got == type || nullable && got == "nil" ? value : throw FieldType(field, nullable ? type + "?" : type, value);
+            if (!(got == WireType(type) || nullable && got == "nil"))
+            {
+                throw FieldType(field, nullable ? type + "?" : type, value);
+            }
+            WireError.Check(got != "int" || InRange(type, IntOf(value)), "frame.field-type",
+                $"{field}: {(got == "int" ? IntOf(value) : 0)} is outside the field's {type} range");
+            return value;
         }
 
         /// <summary>The next value, checked, written to the answer as the field.</summary>
@@ -377,6 +465,14 @@ sealed class Frames(Codec codec, JsonElement registry)
 
         public void Int(string field) => Copy(field, "int");
 
+        public void Long(string field) => Copy(field, "long");
+
+        public BigInteger? Tx(string field, IReadOnlySet<string> features)
+        {
+            JsonElement value = Copy(field, "long", nullable: true);
+            return IsNil(value) ? null : IntOf(value);
+        }
+
         public BigInteger Flags(string field) => IntOf(Copy(field, "int"));
 
         public bool NilOr(string field) => IsNil(Copy(field, "int", nullable: true));
@@ -384,7 +480,7 @@ sealed class Frames(Codec codec, JsonElement registry)
         /// <summary>A count: an int >= 0. A count larger than the values left runs the list out (malformed.truncated).</summary>
         BigInteger Count(string field)
         {
-            JsonElement value = Take(field, "int");
+            JsonElement value = Take(field, "count");
             BigInteger n = IntOf(value);
             return n >= 0 ? n : throw new WireError("frame.field-type", $"{field}: negative count {n}");
         }
@@ -572,12 +668,12 @@ sealed class Frames(Codec codec, JsonElement registry)
             string? got = TypeOf(value);
             if (!(nullable && got == "nil"))
             {
-                WireError.Check(got == type && (type is not ("uuid" or "bitmask") || EraOf(value) == Era), "frame.field-type",
+                WireError.Check(got == WireType(type) && (type is not ("uuid" or "bitmask") || EraOf(value) == Era), "frame.field-type",
                     $"{field}: expected {type}{(nullable ? "?" : "")}, got {Describe(value)}");
-                if (type == "int")
+                if (got == "int")
                 {
                     BigInteger n = IntOf(value);
-                    WireError.Check(n >= long.MinValue && n <= long.MaxValue, "unrepresentable", $"{field}: {n} outside int64");
+                    WireError.Check(InRange(type, n), "unrepresentable", $"{field}: {n} outside the field's {type} range");
                 }
             }
             Put(value);
@@ -595,6 +691,25 @@ sealed class Frames(Codec codec, JsonElement registry)
         }
 
         public void Int(string field) => Value(field, "int");
+
+        public void Long(string field) => Value(field, "long");
+
+        /// <summary>tx: with a direct-mapping feature its value decides the layout, so it is checked even while
+        /// planning (missing: frame.fields, neither int nor nil: frame.field-type, at once).</summary>
+        public BigInteger? Tx(string field, IReadOnlySet<string> features)
+        {
+            if (!features.Contains(TxPiggyback) && !features.Contains(TxDirectMapping))
+            {
+                Value(field, "long", nullable: true);
+                return null;
+            }
+            JsonElement value = Deciding(field, nullable: true);
+            if (!Planning)
+            {
+                Scalar(field, value, "long", nullable: true);
+            }
+            return IsNil(value) ? null : IntOf(value);
+        }
 
         /// <summary>The flags: checked even while planning, since the layout depends on them.</summary>
         public BigInteger Flags(string field)

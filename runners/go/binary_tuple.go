@@ -5,7 +5,8 @@ package main
 // Mirrors runners/python/binary_tuple.py:
 //   readTuple / writeTuple          header, offset table, value area (era 3.0; beta1 adds the null map)
 //   decodeElement / encodeElement   one element per ColumnType
-//   decodeFormat / encodeFormat     binary-tuple, object, object-array, table-row, collection, compute-arg;
+//   decodeFormat / encodeFormat     binary-tuple, object, object-array, batched-arguments, table-row, collection,
+//                                   compute-arg;
 //                                   the MessagePack around a
 //                                   tuple (c0, bin, int N, the no-value BITMASK) goes through codec.go
 // No MessagePack library has Binary Tuples: this is plain byte work. Everything in a tuple is little-endian
@@ -767,6 +768,8 @@ func decodeFormat(format string, data []byte, era string, columns []string) ([]a
 		}
 		v, err := readTriple(parts)
 		return []any{v}, err
+	case "batched-arguments":
+		return decodeBatch(outer, era)
 	case "object-array":
 		ok := len(outer) > 0 && outer[0].(obj)["type"] == "int"
 		if err := check(ok, "invalid.tuple-type", "an object array starts with its count"); err != nil {
@@ -789,27 +792,7 @@ func decodeFormat(format string, data []byte, era string, columns []string) ([]a
 		if n.Sign() == 0 {
 			return []any{}, nil
 		}
-		b, err := binOf(outer[1], "object array")
-		if err != nil {
-			return nil, err
-		}
-		count, ok := int64Of(n)
-		if !ok || count > int64(len(b)) { // saturate: readTuple answers "does not fit" for any count this large
-			count = int64(len(b)) + 1
-		}
-		parts, _, err := readTuple(b, 3*count, era)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]any, 0, count)
-		for i := int64(0); i < 3*count; i += 3 {
-			v, err := readTriple(parts[i : i+3])
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, v)
-		}
-		return out, nil
+		return readTriples(outer[1], "object array", n, era)
 	case "table-row":
 		if err := check(len(outer) > 1 || outer[0].(obj)["type"] != "bitmask", "malformed.truncated", "row: the input ends where the bin belongs"); err != nil {
 			return nil, err
@@ -1006,6 +989,8 @@ func encodeFormat(format string, values []Value, era string) ([]byte, error) {
 			return nil, err
 		}
 		return encodeAll([]Value{binValue(writeTuple(parts, nil))})
+	case "batched-arguments":
+		return encodeBatch(values)
 	case "object-array":
 		out := []Value{{Type: "int", Value: scalar{str: strconv.Itoa(len(values))}}}
 		if len(values) > 0 {
@@ -1064,4 +1049,92 @@ func encodeFormat(format string, values []Value, era string) ([]byte, error) {
 		return encodeAll([]Value{kind, binValue(writeTuple(parts, nil))})
 	}
 	return nil, notPerformed("format %q", format)
+}
+
+// decodeBatch reads batched arguments (spec BT-BATCH): nil, or row length N, row count, a bool (ignored), then one
+// bin per row holding 3N elements; anything else is invalid.tuple-type (BT-BATCH-FORM).
+func decodeBatch(outer []any, era string) ([]any, error) {
+	if len(outer) > 0 && outer[0].(obj)["type"] == "nil" {
+		return []any{}, check(len(outer) == 1, "invalid.tuple-type", "batched arguments: nil followed by more values")
+	}
+	ok := len(outer) >= 3 && outer[0].(obj)["type"] == "int" && outer[1].(obj)["type"] == "int" && outer[2].(obj)["type"] == "bool"
+	if err := check(ok, "invalid.tuple-type", "batched arguments are a row length, a count and a bool, then the rows"); err != nil {
+		return nil, err
+	}
+	n, _ := bigInt(outer[0].(obj)["value"].(string))
+	rows, _ := bigInt(outer[1].(obj)["value"].(string))
+	ok = n.Sign() >= 0 && rows.Sign() >= 0 && (n.Sign() > 0 || rows.Sign() == 0)
+	if err := check(ok, "invalid.tuple-type", "batched arguments: row length %s, count %s", n, rows); err != nil {
+		return nil, err
+	}
+	if err := check(rows.IsInt64() && rows.Int64() == int64(len(outer)-3), "invalid.tuple-type",
+		"batched arguments: count %s, %d values follow", rows, len(outer)-3); err != nil {
+		return nil, err
+	}
+	out := make([]any, 0, len(outer)-3)
+	for _, row := range outer[3:] {
+		items, err := readTriples(row, "batch row", n, era)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, obj{"type": "array", "items": items})
+	}
+	return out, nil
+}
+
+// readTriples reads the bin value as a tuple of n (type, scale, value) triples: an object array's, a batch row's.
+func readTriples(value any, what string, n *big.Int, era string) ([]any, error) {
+	b, err := binOf(value, what)
+	if err != nil {
+		return nil, err
+	}
+	count, ok := int64Of(n)
+	if !ok || count > int64(len(b)) { // saturate: readTuple answers "does not fit" for any count this large
+		count = int64(len(b)) + 1
+	}
+	parts, _, err := readTuple(b, 3*count, era)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, 0, count)
+	for i := int64(0); i < 3*count; i += 3 {
+		v, err := readTriple(parts[i : i+3])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// encodeBatch writes batched arguments: nil for no rows, else one row length for every row (>= 1 objects).
+func encodeBatch(values []Value) ([]byte, error) {
+	if len(values) == 0 {
+		return encodeAll([]Value{{Type: "nil"}})
+	}
+	out := []Value{}
+	for i := range values {
+		v := &values[i]
+		if err := check(v.Type == "array", "unrepresentable", "batched arguments: row %d is a %s, not an array", i, v.Type); err != nil {
+			return nil, err
+		}
+		v.withFields()
+		first := values[0].Items
+		if err := check(len(v.Items) > 0 && len(v.Items) == len(first), "unrepresentable",
+			"batched arguments: row %d has %d arguments, the first %d (one length >= 1 is written)", i, len(v.Items), len(first)); err != nil {
+			return nil, err
+		}
+		var parts [][]byte
+		for j := range v.Items {
+			p, err := triple(&v.Items[j])
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, p...)
+		}
+		out = append(out, binValue(writeTuple(parts, nil)))
+	}
+	head := []Value{{Type: "int", Value: scalar{str: strconv.Itoa(len(values[0].Items))}},
+		{Type: "int", Value: scalar{str: strconv.Itoa(len(values))}}, {Type: "bool", Value: scalar{isBool: true}}}
+	return encodeAll(append(head, out...))
 }

@@ -34,6 +34,8 @@ const (
 	featureSQLPartitionAwareness = "SQL_PARTITION_AWARENESS" // features read by sql-execute-request
 	featureSQLDirectTxMapping    = "SQL_DIRECT_TX_MAPPING"
 	featureSQLMultistatement     = "SQL_MULTISTATEMENT_SUPPORT"
+	featureTxPiggyback           = "TX_PIGGYBACK" // features that bring the direct-mapping forms of tx (spec 11.6)
+	featureTxDirectMapping       = "TX_DIRECT_MAPPING"
 
 	maxFeatureBit = 1<<23 - 1 // encode: a feature set of at most 1 MiB (registry bits are below 32)
 )
@@ -41,6 +43,9 @@ const (
 // frameFeatures are the feature names of schema/registry.json frames.features (read at start-up): encoding on
 // a connection that negotiated another name is refused, as its layout cannot be known.
 var frameFeatures = map[string]bool{}
+
+// txIDs are schema/registry.json frames.tx_ids (FIRST_DIRECT -1, DIRECT 0): the tx values that bring more fields.
+var txIDs = map[string]int64{}
 
 func loadFrameFeatures(path string) error {
 	raw, err := os.ReadFile(path)
@@ -50,6 +55,10 @@ func loadFrameFeatures(path string) error {
 	var doc struct {
 		Frames struct {
 			Features []struct{ Name string } `json:"features"`
+			TxIDs    []struct {
+				Name string
+				ID   int64
+			} `json:"tx_ids"`
 		} `json:"frames"`
 	}
 	if err := json.Unmarshal(raw, &doc); err != nil {
@@ -57,6 +66,12 @@ func loadFrameFeatures(path string) error {
 	}
 	for _, f := range doc.Frames.Features {
 		frameFeatures[f.Name] = true
+	}
+	for _, t := range doc.Frames.TxIDs {
+		txIDs[t.Name] = t.ID
+	}
+	if _, ok := txIDs["FIRST_DIRECT"]; !ok || !frameFeatures[featureTxPiggyback] || !frameFeatures[featureTxDirectMapping] {
+		return errors.New("schema/registry.json frames: tx_ids FIRST_DIRECT / DIRECT or the TX features are missing")
 	}
 	return nil
 }
@@ -77,6 +92,38 @@ var frameKinds = map[string]frameKind{
 	"tuple-upsert-response": {false, readTupleUpsertResponse, writeTupleUpsertResponse},
 	"tuple-get-response":    {false, readTupleGetResponse, writeTupleGetResponse},
 	"sql-execute-request":   {false, readSQLExecuteRequest, writeSQLExecuteRequest},
+	"tx-piggyback-response": {false, readTxPiggybackResponse, writeTxPiggybackResponse},
+	"tx-direct-response":    {false, readTxDirectResponse, writeTxDirectResponse},
+}
+
+// fieldRange is FR-INT-RANGE: an "int" field is what Java reads with unpackInt, a "long" field with unpackLong
+// (both typed ints); ok is false for other field types.
+func fieldRange(want string) (low, high int64, ok bool) {
+	switch want {
+	case "int":
+		return -1 << 31, 1<<31 - 1, true
+	case "long":
+		return -1 << 63, 1<<63 - 1, true
+	}
+	return 0, 0, false
+}
+
+// wireType is the typed type of a field type.
+func wireType(want string) string {
+	if want == "long" || want == "count" {
+		return "int"
+	}
+	return want
+}
+
+// inFieldRange reports whether a typed int's digits are in the field type's range.
+func inFieldRange(want, digits string) bool {
+	low, high, ok := fieldRange(want)
+	if !ok {
+		return true
+	}
+	n, err := strconv.ParseInt(digits, 10, 64)
+	return err == nil && n >= low && n <= high
 }
 
 // handleFrame answers an encode or decode request of format "frame" (the loop routes it here).
@@ -229,9 +276,16 @@ func (c *cursor) of(what, want string, nullable bool) any {
 	if c.err != nil {
 		return nil
 	}
-	if got := typeName(v); got != want && !(nullable && got == "nil") {
+	got := typeName(v)
+	if got != wireType(want) && !(nullable && got == "nil") {
 		c.fail("frame.field-type", "%s: expected %s%s, got %s", what, want, map[bool]string{true: " or nil"}[nullable], got)
 		return nil
+	}
+	if got == "int" {
+		if digits, _ := v.(typed).Value.(string); !inFieldRange(want, digits) {
+			c.fail("frame.field-type", "%s: %s is outside the field's %s range", what, digits, want)
+			return nil
+		}
 	}
 	return v
 }
@@ -277,7 +331,7 @@ func (c *cursor) flags(name string) int64 {
 // count reads a count (an int >= 0; not a field of its own). The caller reads that many items one by one, so a
 // count larger than the values present runs out of values (malformed.truncated) and nothing is sized by it.
 func (c *cursor) count(what string) uint64 {
-	v := c.of(what+" count", "int", false)
+	v := c.of(what+" count", "count", false) // any int: bounded by the values present, not by a Java type
 	if c.err != nil {
 		return 0
 	}
@@ -373,12 +427,12 @@ func (c *cursor) end() {
 // responseHeader reads request_id, flags, the partition assignment timestamp (flags & 1), the observable
 // timestamp and the error object (flags & 4), and returns the flags.
 func (c *cursor) responseHeader() int64 {
-	c.field("request_id", "int")
+	c.field("request_id", "long")
 	flags := c.flags("flags")
 	if flags&flagPartitionAssignment != 0 {
-		c.field("partition_assignment_timestamp", "int")
+		c.field("partition_assignment_timestamp", "long")
 	}
-	c.field("observable_timestamp", "int")
+	c.field("observable_timestamp", "long")
 	if flags&flagError != 0 {
 		c.errorObject("error")
 	}
@@ -459,7 +513,7 @@ func typedValue(what string, raw json.RawMessage, want string, nullable bool) (*
 	if err := json.Unmarshal(raw, v); err != nil || v.Type == "" {
 		return nil, wireErr("frame.field-type", "%s: not a typed value", what)
 	}
-	if v.Type != want && !(nullable && v.Type == "nil") {
+	if v.Type != wireType(want) && !(nullable && v.Type == "nil") {
 		return nil, wireErr("frame.field-type", "%s: expected %s%s, got %s", what, want, map[bool]string{true: " or nil"}[nullable], v.Type)
 	}
 	return v, nil
@@ -499,7 +553,7 @@ func (w *writer) value(name, want string, nullable bool) *Value {
 	}
 	v, err := typedValue(w.prefix+name, raw, want, nullable)
 	if err == nil && v.Type == "int" {
-		err = int64Field(w.prefix+name, v)
+		err = rangedField(w.prefix+name, want, v)
 	}
 	if err != nil {
 		w.failWith(err)
@@ -509,12 +563,11 @@ func (w *writer) value(name, want string, nullable bool) *Value {
 	return v
 }
 
-// int64Field: every int field of a layout is a Java int or long, so one outside int64 (even if a uint64 holds it)
-// is unrepresentable; payload and extension values are plain MessagePack values and are not checked here.
-func int64Field(what string, v *Value) error {
-	s, _ := v.text()
-	if _, err := strconv.ParseInt(s, 10, 64); errors.Is(err, strconv.ErrRange) {
-		return wireErr("unrepresentable", "%s: %s is outside int64", what, s)
+// rangedField: every int field of a layout is a Java int or long (FR-INT-RANGE), so one outside its range (even if
+// a uint64 holds it) is unrepresentable; payload and extension values are plain MessagePack values, not checked here.
+func rangedField(what, want string, v *Value) error {
+	if s, _ := v.text(); !inFieldRange(want, s) {
+		return wireErr("unrepresentable", "%s: %s is outside the field's %s range", what, s, want)
 	}
 	return nil
 }
@@ -539,7 +592,7 @@ func (w *writer) flags(name string) int64 {
 		w.layoutErr = err
 		return 0
 	}
-	if err := int64Field(w.prefix+name, v); err != nil {
+	if err := rangedField(w.prefix+name, "int", v); err != nil {
 		w.failWith(err) // in wire order: the bits still decide the layout, as a uint64's would
 	} else {
 		w.put(v)
@@ -564,12 +617,18 @@ func (w *writer) featureSet(name string) {
 		return
 	}
 	var bits []byte
+	previous := int64(-1)
 	for _, index := range indices {
 		i, err := strconv.ParseInt(string(index), 10, 64)
 		if err != nil || i < 0 || i > maxFeatureBit {
 			w.typeFail("%s: bit index %s is not an integer in 0..%d", name, index, maxFeatureBit)
 			return
 		}
+		if i <= previous { // FR-FEATURES-ORDER: each set bit once, ascending
+			w.typeFail("%s: bit index %d after %d: not strictly ascending", name, i, previous)
+			return
+		}
+		previous = i
 		for int64(len(bits)) <= i/8 {
 			bits = append(bits, 0)
 		}
@@ -710,12 +769,12 @@ func (w *writer) payload(name string) {
 }
 
 func (w *writer) responseHeader() int64 {
-	w.field("request_id", "int")
+	w.field("request_id", "long")
 	flags := w.flags("flags")
 	if w.when(flags&flagPartitionAssignment != 0, "flags & 1 is clear", "partition_assignment_timestamp") {
-		w.field("partition_assignment_timestamp", "int")
+		w.field("partition_assignment_timestamp", "long")
 	}
-	w.field("observable_timestamp", "int")
+	w.field("observable_timestamp", "long")
 	if w.when(flags&flagError != 0, "flags & 4 is clear", "error") {
 		w.errorObject("error")
 	}
@@ -772,12 +831,13 @@ func readHandshakeResponse(c *cursor) {
 		return
 	}
 	c.field("error", "nil")
-	c.field("idle_timeout", "int")
+	c.field("idle_timeout", "long")
 	c.field("node_id", "uuid")
 	c.field("node_name", "str")
 	c.uuidList("cluster_ids")
 	c.field("cluster_name", "str")
-	c.ints("observable_timestamp", "product_major", "product_minor", "product_maintenance")
+	c.field("observable_timestamp", "long")
+	c.ints("product_major", "product_minor", "product_maintenance")
 	c.nullableField("product_patch", "int")
 	c.nullableField("product_pre_release", "str")
 	c.featureSet("features")
@@ -789,12 +849,13 @@ func writeHandshakeResponse(w *writer) {
 	if !w.when(w.nullableErrorObject("error"), "the error is not nil", handshakeSuccessFields...) {
 		return
 	}
-	w.field("idle_timeout", "int")
+	w.field("idle_timeout", "long")
 	w.field("node_id", "uuid")
 	w.field("node_name", "str")
 	w.uuidList("cluster_ids")
 	w.field("cluster_name", "str")
-	w.ints("observable_timestamp", "product_major", "product_minor", "product_maintenance")
+	w.field("observable_timestamp", "long")
+	w.ints("product_major", "product_minor", "product_maintenance")
 	w.nullableField("product_patch", "int")
 	w.nullableField("product_pre_release", "str")
 	w.featureSet("features")
@@ -802,12 +863,14 @@ func writeHandshakeResponse(w *writer) {
 }
 
 func readRequest(c *cursor) {
-	c.ints("op", "request_id")
+	c.ints("op")
+	c.field("request_id", "long")
 	c.payload("payload")
 }
 
 func writeRequest(w *writer) {
-	w.ints("op", "request_id")
+	w.ints("op")
+	w.field("request_id", "long")
 	w.payload("payload")
 }
 
@@ -834,7 +897,8 @@ func writeResponse(w *writer) {
 }
 
 func readServerOpResponse(c *cursor) {
-	c.ints("op", "request_id")
+	c.ints("op")
+	c.field("request_id", "long")
 	if c.flags("flags")&serverOpResponseError != 0 {
 		c.errorObject("error")
 		return
@@ -843,7 +907,8 @@ func readServerOpResponse(c *cursor) {
 }
 
 func writeServerOpResponse(w *writer) {
-	w.ints("op", "request_id")
+	w.ints("op")
+	w.field("request_id", "long")
 	failed := w.flags("flags")&serverOpResponseError != 0
 	if w.when(failed, "flags & 4 is clear", "error") {
 		w.errorObject("error")
@@ -853,17 +918,87 @@ func writeServerOpResponse(w *writer) {
 	}
 }
 
+// readTx reads tx, then the fields its direct-mapping form brings (spec 11.6: -1 with TX_PIGGYBACK, 0 with
+// TX_DIRECT_MAPPING).
+func (c *cursor) readTx() {
+	tx := c.of("tx", "long", true)
+	c.set("tx", tx)
+	if c.err != nil || typeName(tx) == "nil" {
+		return
+	}
+	switch id := intOf(tx); {
+	case id == txIDs["FIRST_DIRECT"] && c.features[featureTxPiggyback]:
+		c.field("tx_observable_timestamp", "long")
+		c.field("tx_read_only", "bool")
+		c.field("tx_timeout", "long")
+	case id == txIDs["DIRECT"] && c.features[featureTxDirectMapping]:
+		c.field("tx_enlistment_token", "long")
+		c.field("tx_id", "uuid")
+		c.ints("tx_commit_table_id", "tx_commit_partition")
+		c.field("tx_coordinator_id", "uuid")
+		c.field("tx_timeout", "long")
+	}
+}
+
+// The fields of tx's direct-mapping forms.
+var txPiggybackFields = []string{"tx_observable_timestamp", "tx_read_only", "tx_timeout"}
+var txDirectFields = []string{"tx_enlistment_token", "tx_id", "tx_commit_table_id", "tx_commit_partition",
+	"tx_coordinator_id", "tx_timeout"}
+
+// writeTx writes tx and the fields its value brings. With a direct-mapping feature negotiated the value decides
+// the layout, so a tx neither int nor nil stops the walk (as flags of the wrong type do).
+func (w *writer) writeTx() {
+	deciding := w.features[featureTxPiggyback] || w.features[featureTxDirectMapping]
+	raw, given := w.fields["tx"]
+	var id *int64
+	if given && !isNil(raw) {
+		if v, err := typedValue(w.prefix+"tx", raw, "int", false); err == nil {
+			n := intOf(typed{Type: "int", Value: textOf(v)})
+			id = &n
+		} else if deciding {
+			w.used["tx"] = true
+			w.layoutErr = err
+			return
+		}
+	}
+	w.nullableField("tx", "long")
+	piggyback := id != nil && *id == txIDs["FIRST_DIRECT"] && w.features[featureTxPiggyback]
+	direct := id != nil && *id == txIDs["DIRECT"] && w.features[featureTxDirectMapping]
+	if w.when(piggyback, "tx is not -1 with TX_PIGGYBACK", txPiggybackFields...) {
+		w.field("tx_observable_timestamp", "long")
+		w.field("tx_read_only", "bool")
+		w.field("tx_timeout", "long")
+	}
+	if w.when(direct, "tx is not 0 with TX_DIRECT_MAPPING", txDirectFields...) {
+		w.field("tx_enlistment_token", "long")
+		w.field("tx_id", "uuid")
+		w.ints("tx_commit_table_id", "tx_commit_partition")
+		w.field("tx_coordinator_id", "uuid")
+		w.field("tx_timeout", "long")
+	}
+}
+
+// textOf is a typed value's digits or text.
+func textOf(v *Value) string {
+	s, _ := v.text()
+	return s
+}
+
 func readTupleRequest(c *cursor) {
-	c.ints("op", "request_id", "table_id")
-	c.nullableField("tx", "int")
+	c.ints("op")
+	c.field("request_id", "long")
+	c.ints("table_id")
+	c.readTx()
 	c.field("schema_version", "int")
 	c.field("no_value_set", "bitmask")
 	c.field("tuple", "bin")
 }
 
 func writeTupleRequest(w *writer) {
-	w.ints("op", "request_id", "table_id")
-	w.nullableField("tx", "int")
+	w.ints("op")
+	w.field("request_id", "long")
+	w.ints("table_id")
+	w.writeTx()
 	w.field("schema_version", "int")
 	w.field("no_value_set", "bitmask")
 	w.field("tuple", "bin")
@@ -896,15 +1031,16 @@ func writeTupleGetResponse(w *writer) {
 }
 
 func readSQLExecuteRequest(c *cursor) {
-	c.ints("op", "request_id")
+	c.ints("op")
+	c.field("request_id", "long")
 	if c.features[featureSQLDirectTxMapping] {
 		c.field("direct_tx_mapping", "bool")
 	}
-	c.nullableField("tx", "int")
+	c.readTx()
 	c.nullableField("schema", "str")
 	c.nullableField("page_size", "int")
-	c.nullableField("query_timeout", "int")
-	c.nullableField("idle_timeout", "int")
+	c.nullableField("query_timeout", "long")
+	c.nullableField("idle_timeout", "long")
 	c.nullableField("time_zone", "str")
 	c.field("property_count", "int")
 	c.field("properties", "bin")
@@ -917,22 +1053,23 @@ func readSQLExecuteRequest(c *cursor) {
 	if c.err == nil && typeName(arguments) != "nil" {
 		c.field("arguments_tuple", "bin")
 	}
-	c.field("observable_timestamp", "int")
+	c.field("observable_timestamp", "long")
 	if c.features[featureSQLPartitionAwareness] {
 		c.field("partition_awareness", "bool")
 	}
 }
 
 func writeSQLExecuteRequest(w *writer) {
-	w.ints("op", "request_id")
+	w.ints("op")
+	w.field("request_id", "long")
 	if w.when(w.features[featureSQLDirectTxMapping], "feature "+featureSQLDirectTxMapping+" not negotiated", "direct_tx_mapping") {
 		w.field("direct_tx_mapping", "bool")
 	}
-	w.nullableField("tx", "int")
+	w.writeTx()
 	w.nullableField("schema", "str")
 	w.nullableField("page_size", "int")
-	w.nullableField("query_timeout", "int")
-	w.nullableField("idle_timeout", "int")
+	w.nullableField("query_timeout", "long")
+	w.nullableField("idle_timeout", "long")
 	w.nullableField("time_zone", "str")
 	w.field("property_count", "int")
 	w.field("properties", "bin")
@@ -944,8 +1081,39 @@ func writeSQLExecuteRequest(w *writer) {
 	if raw, given := w.fields["arguments_count"]; w.when(given && !isNil(raw), "arguments_count is nil", "arguments_tuple") {
 		w.field("arguments_tuple", "bin")
 	}
-	w.field("observable_timestamp", "int")
+	w.field("observable_timestamp", "long")
 	if w.when(w.features[featureSQLPartitionAwareness], "feature "+featureSQLPartitionAwareness+" not negotiated", "partition_awareness") {
 		w.field("partition_awareness", "bool")
+	}
+}
+
+// The responses to a request whose tx was -1 (piggyback) or 0 (direct): writeTxMeta's fields, then the op's payload.
+var txPiggybackMeta = [][2]string{{"tx_resource_id", "long"}, {"tx_id", "uuid"}, {"tx_coordinator_id", "uuid"}, {"tx_timeout", "long"}}
+var txDirectMeta = [][2]string{{"tx_primary_node", "str"}, {"tx_enlistment_token", "long"}, {"tx_noop", "bool"}}
+
+func readTxPiggybackResponse(c *cursor)  { readTxResponse(c, txPiggybackMeta) }
+func writeTxPiggybackResponse(w *writer) { writeTxResponse(w, txPiggybackMeta) }
+func readTxDirectResponse(c *cursor)     { readTxResponse(c, txDirectMeta) }
+func writeTxDirectResponse(w *writer)    { writeTxResponse(w, txDirectMeta) }
+
+func readTxResponse(c *cursor, meta [][2]string) {
+	if c.responseHeader()&flagError == 0 {
+		for _, f := range meta {
+			c.field(f[0], f[1])
+		}
+		c.payload("payload")
+	}
+}
+
+func writeTxResponse(w *writer, meta [][2]string) {
+	names := []string{"payload"}
+	for _, f := range meta {
+		names = append(names, f[0])
+	}
+	if w.when(w.responseHeader()&flagError == 0, "flags & 4 is set", names...) {
+		for _, f := range meta {
+			w.field(f[0], f[1])
+		}
+		w.payload("payload")
 	}
 }

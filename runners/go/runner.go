@@ -24,7 +24,7 @@ import (
 const protocol = 1
 
 var corpusMajors = []int{1}
-var formats = []string{"msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg", "frame"}
+var formats = []string{"msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg", "batched-arguments", "frame"}
 
 type request struct {
 	Cmd      string       `json:"cmd"`

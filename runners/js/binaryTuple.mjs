@@ -3,7 +3,7 @@
 // Mirrors runners/python/binary_tuple.py:
 //   readTuple / writeTuple          header, offset table, value area (era 3.0; beta1 adds the null map)
 //   decodeElement / encodeElement   one element per ColumnType
-//   decode / encode                 the formats binary-tuple, object, object-array, table-row, collection,
+//   decode / encode                 the formats binary-tuple, object, object-array, batched-arguments, table-row, collection,
 //                                   compute-arg; the MessagePack
 //                                   around a tuple (c0, bin, int N, the no-value BITMASK) goes through codec.mjs
 // No library implements Binary Tuples, so this is by hand: 64-bit integers and DECIMAL unscaled values are
@@ -512,6 +512,36 @@ function collectionParts(values) {
   return [encodeInt("INT32", BigInt(TYPE_IDS[t])), encodeInt("INT32", BigInt(values.length)), ...values.map((v) => encodeElement(v))];
 }
 
+/** Batched arguments (spec BT-BATCH): nil, or row length N, row count, a bool (ignored), one bin per row of 3N
+ * elements. @param {any[]} outer @param {string} era @returns {object[]} one typed array per row */
+function readBatch(outer, era) {
+  if (outer[0]?.type === "nil") {
+    check(outer.length === 1, "invalid.tuple-type", "batched arguments: nil followed by more values");
+    return [];
+  }
+  check(outer.length >= 3 && outer[0].type === "int" && outer[1].type === "int" && outer[2].type === "bool",
+    "invalid.tuple-type", "batched arguments are a row length, a count and a bool, then the rows");
+  const n = BigInt(outer[0].value);
+  const rows = BigInt(outer[1].value);
+  check(n >= 0n && rows >= 0n && (n > 0n || rows === 0n), "invalid.tuple-type", `batched arguments: row length ${n}, count ${rows}`);
+  check(BigInt(outer.length - 3) === rows, "invalid.tuple-type", `batched arguments: count ${rows}, ${outer.length - 3} values follow`);
+  return outer.slice(3).map((row) => {
+    const { parts } = readTuple(binOf(row, "batch row"), 3 * Number(n), era);
+    return { type: "array", items: Array.from({ length: Number(n) }, (_, i) => readTriple(parts.slice(3 * i, 3 * i + 3))) };
+  });
+}
+
+/** @param {any[]} values one typed array per row @returns {Uint8Array} */
+function writeBatch(values) {
+  const rows = values.map((v) => (v?.type === "array" && Array.isArray(v.items) ? v.items : null));
+  check(rows.every((r) => r !== null), "unrepresentable", "batched arguments: every row is a typed array");
+  if (rows.length === 0) return encodeAll([{ type: "nil" }]);
+  const lengths = new Set(rows.map((r) => r.length));
+  check(lengths.size === 1 && rows[0].length > 0, "unrepresentable", `batched arguments: rows of lengths ${[...lengths]} (one length >= 1 is written)`);
+  return encodeAll([{ type: "int", value: String(rows[0].length) }, { type: "int", value: String(rows.length) },
+    { type: "bool", value: false }, ...rows.map((r) => ({ type: "bin", hex: toHex(writeTuple(r.flatMap(triple))) }))]);
+}
+
 /**
  * @param {string} format @param {Uint8Array} data @param {string} era @param {string[]} columns
  * @returns {object[]} typed elements
@@ -540,6 +570,8 @@ export function decode(format, data, era, columns) {
       const { parts } = readTuple(binOf(outer[1], "object array"), 3 * n, era);
       return Array.from({ length: n }, (_, i) => readTriple(parts.slice(3 * i, 3 * i + 3)));
     }
+    case "batched-arguments":
+      return readBatch(outer, era);
     case "table-row": {
       check(outer.length > 1 || outer[0].type !== "bitmask", "malformed.truncated", "row: the input ends where the bin belongs");
       check(outer.length === 2 && outer[0].type === "bitmask", "invalid.tuple-type", "a row is a BITMASK and a bin");
@@ -583,6 +615,8 @@ export function encode(format, values, era) {
       if (values.length) out.push({ type: "bin", hex: toHex(writeTuple(values.flatMap(triple))) });
       return encodeAll(out);
     }
+    case "batched-arguments":
+      return writeBatch(values);
     case "table-row": {
       const bits = values.flatMap((v, i) => (v.type === "NO_VALUE" ? [i] : []));
       const row = writeTuple(values.map((v) => encodeElement(v)));

@@ -34,12 +34,29 @@ const SQL_PARTITION_AWARENESS = "SQL_PARTITION_AWARENESS";
 for (const name of [SQL_DIRECT_TX_MAPPING, SQL_MULTISTATEMENT_SUPPORT, SQL_PARTITION_AWARENESS]) {
   if (!FEATURES.has(name)) throw new Error(`schema/registry.json frames.features has no ${name}`);
 }
+// The two that bring the direct-mapping forms of tx (spec 11.6), and the tx ids that start them (registry tx_ids).
+const TX_PIGGYBACK = "TX_PIGGYBACK";
+const TX_DIRECT_MAPPING = "TX_DIRECT_MAPPING";
+const TX_IDS = Object.fromEntries(REGISTRY.tx_ids.map((/** @type {{name: string, id: number}} */ t) => [t.name, BigInt(t.id)]));
+for (const name of [TX_PIGGYBACK, TX_DIRECT_MAPPING]) {
+  if (!FEATURES.has(name)) throw new Error(`schema/registry.json frames.features has no ${name}`);
+}
+if (TX_IDS.FIRST_DIRECT === undefined || TX_IDS.DIRECT === undefined) throw new Error("schema/registry.json frames.tx_ids");
 for (const flag of [PARTITION_ASSIGNMENT, ERROR, SERVER_OP, SERVER_OP_RESPONSE_ERROR]) {
   if (flag === undefined) throw new Error("schema/registry.json frames: a response flag this runner reads is missing");
 }
 
 /** @param {string} message */
 const fieldType = (message) => new WireError("frame.field-type", message);
+// FR-INT-RANGE: an int field is what Java reads with unpackInt, a long field with unpackLong (both typed ints).
+const RANGES = { int: [-(2n ** 31n), 2n ** 31n - 1n], long: [-(2n ** 63n), 2n ** 63n - 1n] };
+/** The typed type of a field type. @param {string} type */
+const wireType = (type) => (type === "long" ? "int" : type);
+/** @param {string} type @param {string} value a typed int's digits */
+const inRange = (type, value) => {
+  const r = RANGES[/** @type {"int" | "long"} */ (type)];
+  return r === undefined || (BigInt(value) >= r[0] && BigInt(value) <= r[1]);
+};
 /** @param {string} message */
 const fieldsError = (message) => new WireError("frame.fields", message);
 
@@ -64,13 +81,19 @@ class Cursor {
   /** The next value, which must be of `type`. @param {string} name @param {string} type */
   of(name, type) {
     const v = this.next(name);
-    if (v.type !== type) throw fieldType(`${name} (value ${this.at - 1}) is a ${v.type}, not a ${type}`);
+    if (v.type !== wireType(type)) throw fieldType(`${name} (value ${this.at - 1}) is a ${v.type}, not a ${type}`);
+    if (!inRange(type, v.value)) throw fieldType(`${name} is ${v.value}, outside the field's ${type} range`);
     return v;
   }
 
   /** @param {string} name */
   int(name) {
     return this.of(name, "int");
+  }
+
+  /** @param {string} name */
+  long(name) {
+    return this.of(name, "long");
   }
 
   /** The next value, nil or of `type`. @param {string} name @param {string} type */
@@ -87,7 +110,9 @@ class Cursor {
   /** A count: an int >= 0. Returned as a number: it only bounds a loop that runs out of values first.
    * @param {string} name */
   count(name) {
-    const n = BigInt(this.int(name).value);
+    const v = this.next(name); // any int: a count is bounded by the values present, not by a Java type
+    if (v.type !== "int") throw fieldType(`${name} (value ${this.at - 1}) is a ${v.type}, not an int`);
+    const n = BigInt(v.value);
     if (n < 0n) throw fieldType(`${name} is negative: ${n}`);
     return Number(n);
   }
@@ -154,10 +179,10 @@ function readError(c) {
  * @param {Cursor} c @returns {[Record<string, any>, bigint]} the fields read, and the flags */
 function readResponseHeader(c) {
   /** @type {Record<string, any>} */
-  const f = { request_id: c.int("request_id"), flags: c.int("flags") };
+  const f = { request_id: c.long("request_id"), flags: c.int("flags") };
   const flags = BigInt(f.flags.value);
-  if (flags & PARTITION_ASSIGNMENT) f.partition_assignment_timestamp = c.int("partition_assignment_timestamp");
-  f.observable_timestamp = c.int("observable_timestamp");
+  if (flags & PARTITION_ASSIGNMENT) f.partition_assignment_timestamp = c.long("partition_assignment_timestamp");
+  f.observable_timestamp = c.long("observable_timestamp");
   if (flags & ERROR) f.error = readError(c);
   return [f, flags];
 }
@@ -187,12 +212,12 @@ function readHandshakeResponse(c) {
     return f;
   }
   f.error = c.next("error");
-  f.idle_timeout = c.int("idle_timeout");
+  f.idle_timeout = c.long("idle_timeout");
   f.node_id = c.of("node_id", "uuid");
   f.node_name = c.of("node_name", "str");
   f.cluster_ids = readUuidList(c, "cluster_ids");
   f.cluster_name = c.of("cluster_name", "str");
-  f.observable_timestamp = c.int("observable_timestamp");
+  f.observable_timestamp = c.long("observable_timestamp");
   f.product_major = c.int("product_major");
   f.product_minor = c.int("product_minor");
   f.product_maintenance = c.int("product_maintenance");
@@ -205,7 +230,7 @@ function readHandshakeResponse(c) {
 
 /** @param {Cursor} c */
 function readRequest(c) {
-  return { op: c.int("op"), request_id: c.int("request_id"), payload: c.rest() };
+  return { op: c.int("op"), request_id: c.long("request_id"), payload: c.rest() };
 }
 
 /** @param {Cursor} c */
@@ -220,23 +245,63 @@ function readResponse(c) {
 /** @param {Cursor} c */
 function readServerOpResponse(c) {
   /** @type {Record<string, any>} */
-  const f = { op: c.int("op"), request_id: c.int("request_id"), flags: c.int("flags") };
+  const f = { op: c.int("op"), request_id: c.long("request_id"), flags: c.int("flags") };
   if (BigInt(f.flags.value) & SERVER_OP_RESPONSE_ERROR) f.error = readError(c);
   else f.payload = c.rest();
   return f;
 }
 
-/** @param {Cursor} c */
-function readTupleRequest(c) {
-  return {
-    op: c.int("op"),
-    request_id: c.int("request_id"),
-    table_id: c.int("table_id"),
-    tx: c.nullable("tx", "int"),
-    schema_version: c.int("schema_version"),
-    no_value_set: c.of("no_value_set", "bitmask"),
-    tuple: c.of("tuple", "bin"),
-  };
+/** tx, then its direct-mapping fields when its value and the features bring them (spec 11.6).
+ * @param {Cursor} c @param {Set<string>} features @param {Record<string, any>} f */
+function readTx(c, features, f) {
+  f.tx = c.nullable("tx", "long");
+  const tx = f.tx.type === "int" ? BigInt(f.tx.value) : null;
+  if (tx === TX_IDS.FIRST_DIRECT && features.has(TX_PIGGYBACK)) {
+    f.tx_observable_timestamp = c.long("tx_observable_timestamp");
+    f.tx_read_only = c.of("tx_read_only", "bool");
+    f.tx_timeout = c.long("tx_timeout");
+  } else if (tx === TX_IDS.DIRECT && features.has(TX_DIRECT_MAPPING)) {
+    f.tx_enlistment_token = c.long("tx_enlistment_token");
+    f.tx_id = c.of("tx_id", "uuid");
+    f.tx_commit_table_id = c.int("tx_commit_table_id");
+    f.tx_commit_partition = c.int("tx_commit_partition");
+    f.tx_coordinator_id = c.of("tx_coordinator_id", "uuid");
+    f.tx_timeout = c.long("tx_timeout");
+  }
+}
+
+/** @param {Cursor} c @param {Set<string>} features */
+function readTupleRequest(c, features) {
+  /** @type {Record<string, any>} */
+  const f = { op: c.int("op"), request_id: c.long("request_id"), table_id: c.int("table_id") };
+  readTx(c, features, f);
+  f.schema_version = c.int("schema_version");
+  f.no_value_set = c.of("no_value_set", "bitmask");
+  f.tuple = c.of("tuple", "bin");
+  return f;
+}
+
+/** The response to a request whose tx was -1: writeTxMeta's four fields, then the op's payload. @param {Cursor} c */
+function readTxPiggybackResponse(c) {
+  const [f, flags] = readResponseHeader(c);
+  if (flags & ERROR) return f;
+  f.tx_resource_id = c.long("tx_resource_id");
+  f.tx_id = c.of("tx_id", "uuid");
+  f.tx_coordinator_id = c.of("tx_coordinator_id", "uuid");
+  f.tx_timeout = c.long("tx_timeout");
+  f.payload = c.rest();
+  return f;
+}
+
+/** The response to a request whose tx was 0: writeTxMeta's three fields, then the op's payload. @param {Cursor} c */
+function readTxDirectResponse(c) {
+  const [f, flags] = readResponseHeader(c);
+  if (flags & ERROR) return f;
+  f.tx_primary_node = c.of("tx_primary_node", "str");
+  f.tx_enlistment_token = c.long("tx_enlistment_token");
+  f.tx_noop = c.of("tx_noop", "bool");
+  f.payload = c.rest();
+  return f;
 }
 
 /** @param {Cursor} c */
@@ -259,13 +324,13 @@ function readTupleGetResponse(c) {
 /** @param {Cursor} c @param {Set<string>} features */
 function readSqlExecuteRequest(c, features) {
   /** @type {Record<string, any>} */
-  const f = { op: c.int("op"), request_id: c.int("request_id") };
+  const f = { op: c.int("op"), request_id: c.long("request_id") };
   if (features.has(SQL_DIRECT_TX_MAPPING)) f.direct_tx_mapping = c.of("direct_tx_mapping", "bool");
-  f.tx = c.nullable("tx", "int");
+  readTx(c, features, f);
   f.schema = c.nullable("schema", "str");
   f.page_size = c.nullable("page_size", "int");
-  f.query_timeout = c.nullable("query_timeout", "int");
-  f.idle_timeout = c.nullable("idle_timeout", "int");
+  f.query_timeout = c.nullable("query_timeout", "long");
+  f.idle_timeout = c.nullable("idle_timeout", "long");
   f.time_zone = c.nullable("time_zone", "str");
   f.property_count = c.int("property_count");
   f.properties = c.of("properties", "bin");
@@ -273,7 +338,7 @@ function readSqlExecuteRequest(c, features) {
   f.statement = c.of("statement", "str");
   f.arguments_count = c.nullable("arguments_count", "int");
   if (f.arguments_count.type !== "nil") f.arguments_tuple = c.of("arguments_tuple", "bin");
-  f.observable_timestamp = c.int("observable_timestamp");
+  f.observable_timestamp = c.long("observable_timestamp");
   if (features.has(SQL_PARTITION_AWARENESS)) f.partition_awareness = c.of("partition_awareness", "bool");
   return f;
 }
@@ -283,13 +348,6 @@ function readSqlExecuteRequest(c, features) {
 const BIN32_MAX = 2 ** 32 - 1;
 const LENGTH_MAX = 2 ** 31 - 1; // the 4-byte length is signed
 const ERA_TYPES = new Set(["uuid", "bitmask"]);
-const INT64_MIN = -(2n ** 63n);
-const INT64_MAX = 2n ** 63n - 1n;
-/** @param {string} value a typed int's digits */
-const isInt64 = (value) => {
-  const n = BigInt(value);
-  return n >= INT64_MIN && n <= INT64_MAX;
-};
 
 /**
  * The typed values of one message, collected from `fields` in layout order. Errors come in the contract's
@@ -331,10 +389,10 @@ class Writer {
   append(name, v, type, nullable) {
     const got = typeof v === "object" && v !== null ? v.type : undefined;
     if (nullable && got === "nil") this.values.push(v);
-    else if (got !== type || (ERA_TYPES.has(type) && v.era !== FRAME_ERA)) {
+    else if (got !== wireType(type) || (ERA_TYPES.has(type) && v.era !== FRAME_ERA)) {
       this.mistyped(`${name} is ${JSON.stringify(v)}, not a ${type}${ERA_TYPES.has(type) ? ` of era ${FRAME_ERA}` : ""}${nullable ? " or nil" : ""}`);
-    } else if (type === "int" && !isInt64(v.value)) {
-      this.badValue ??= new WireError("unrepresentable", `${name} is ${v.value}, outside int64`);
+    } else if (!inRange(type, v.value)) {
+      this.badValue ??= new WireError("unrepresentable", `${name} is ${v.value}, outside the field's ${type} range`);
     } else this.values.push(v);
     return v;
   }
@@ -349,6 +407,11 @@ class Writer {
     return this.of(name, "int");
   }
 
+  /** @param {string} name */
+  long(name) {
+    return this.of(name, "long");
+  }
+
   /** @param {string} name @param {string} type */
   nullable(name, type) {
     return this.append(name, this.take(name), type, true);
@@ -359,7 +422,7 @@ class Writer {
   deciding(name, type, nullable) {
     const v = this.take(name);
     const got = typeof v === "object" && v !== null ? v.type : undefined;
-    if (got !== type && !(nullable && got === "nil")) {
+    if (got !== wireType(type) && !(nullable && got === "nil")) {
       throw fieldType(`${name} decides which fields follow and is ${JSON.stringify(v)}, not a ${type}${nullable ? " or nil" : ""}`);
     }
     return this.append(name, v, type, nullable);
@@ -459,10 +522,10 @@ function writeError(w, error) {
 
 /** The response header; returns the flags. @param {Writer} w */
 function writeResponseHeader(w) {
-  w.int("request_id");
+  w.long("request_id");
   const flags = BigInt(w.deciding("flags", "int", false).value);
-  if (flags & PARTITION_ASSIGNMENT) w.int("partition_assignment_timestamp");
-  w.int("observable_timestamp");
+  if (flags & PARTITION_ASSIGNMENT) w.long("partition_assignment_timestamp");
+  w.long("observable_timestamp");
   if (flags & ERROR) writeError(w, w.take("error"));
   return flags;
 }
@@ -493,12 +556,12 @@ function writeHandshakeResponse(w) {
   const error = w.take("error");
   if (error?.type !== "nil") return writeError(w, error);
   w.values.push(error);
-  w.int("idle_timeout");
+  w.long("idle_timeout");
   w.of("node_id", "uuid");
   w.of("node_name", "str");
   writeUuidList(w, "cluster_ids");
   w.of("cluster_name", "str");
-  w.int("observable_timestamp");
+  w.long("observable_timestamp");
   w.int("product_major");
   w.int("product_minor");
   w.int("product_maintenance");
@@ -511,7 +574,7 @@ function writeHandshakeResponse(w) {
 /** @param {Writer} w */
 function writeRequest(w) {
   w.int("op");
-  w.int("request_id");
+  w.long("request_id");
   writePayload(w);
 }
 
@@ -526,17 +589,37 @@ function writeResponse(w) {
 /** @param {Writer} w */
 function writeServerOpResponse(w) {
   w.int("op");
-  w.int("request_id");
+  w.long("request_id");
   if (BigInt(w.deciding("flags", "int", false).value) & SERVER_OP_RESPONSE_ERROR) writeError(w, w.take("error"));
   else writePayload(w);
 }
 
-/** @param {Writer} w */
-function writeTupleRequest(w) {
+/** tx, then its direct-mapping fields (spec 11.6): with a feature negotiated, tx's value decides which fields
+ * follow, so its wrong type cannot wait. @param {Writer} w @param {Set<string>} features */
+function writeTx(w, features) {
+  const deciding = features.has(TX_PIGGYBACK) || features.has(TX_DIRECT_MAPPING);
+  const v = deciding ? w.deciding("tx", "long", true) : w.nullable("tx", "long");
+  const tx = v?.type === "int" ? BigInt(v.value) : null;
+  if (tx === TX_IDS.FIRST_DIRECT && features.has(TX_PIGGYBACK)) {
+    w.long("tx_observable_timestamp");
+    w.of("tx_read_only", "bool");
+    w.long("tx_timeout");
+  } else if (tx === TX_IDS.DIRECT && features.has(TX_DIRECT_MAPPING)) {
+    w.long("tx_enlistment_token");
+    w.of("tx_id", "uuid");
+    w.int("tx_commit_table_id");
+    w.int("tx_commit_partition");
+    w.of("tx_coordinator_id", "uuid");
+    w.long("tx_timeout");
+  }
+}
+
+/** @param {Writer} w @param {Set<string>} features */
+function writeTupleRequest(w, features) {
   w.int("op");
-  w.int("request_id");
+  w.long("request_id");
   w.int("table_id");
-  w.nullable("tx", "int");
+  writeTx(w, features);
   w.int("schema_version");
   w.of("no_value_set", "bitmask");
   w.of("tuple", "bin");
@@ -554,16 +637,35 @@ function writeTupleGetResponse(w) {
   w.nullable("tuple", "bin");
 }
 
+/** @param {Writer} w */
+function writeTxPiggybackResponse(w) {
+  if (writeResponseHeader(w) & ERROR) return;
+  w.long("tx_resource_id");
+  w.of("tx_id", "uuid");
+  w.of("tx_coordinator_id", "uuid");
+  w.long("tx_timeout");
+  writePayload(w);
+}
+
+/** @param {Writer} w */
+function writeTxDirectResponse(w) {
+  if (writeResponseHeader(w) & ERROR) return;
+  w.of("tx_primary_node", "str");
+  w.long("tx_enlistment_token");
+  w.of("tx_noop", "bool");
+  writePayload(w);
+}
+
 /** @param {Writer} w @param {Set<string>} features */
 function writeSqlExecuteRequest(w, features) {
   w.int("op");
-  w.int("request_id");
+  w.long("request_id");
   if (features.has(SQL_DIRECT_TX_MAPPING)) w.of("direct_tx_mapping", "bool");
-  w.nullable("tx", "int");
+  writeTx(w, features);
   w.nullable("schema", "str");
   w.nullable("page_size", "int");
-  w.nullable("query_timeout", "int");
-  w.nullable("idle_timeout", "int");
+  w.nullable("query_timeout", "long");
+  w.nullable("idle_timeout", "long");
   w.nullable("time_zone", "str");
   w.int("property_count");
   w.of("properties", "bin");
@@ -571,7 +673,7 @@ function writeSqlExecuteRequest(w, features) {
   w.of("statement", "str");
   // Only its nil-ness decides: a count of the wrong type still brings the tuple (frame.fields when it is missing).
   if (w.nullable("arguments_count", "int")?.type !== "nil") w.of("arguments_tuple", "bin");
-  w.int("observable_timestamp");
+  w.long("observable_timestamp");
   if (features.has(SQL_PARTITION_AWARENESS)) w.of("partition_awareness", "bool");
 }
 
@@ -594,6 +696,8 @@ const KINDS = new Map([
   ["tuple-upsert-response", { magic: false, read: readTupleUpsertResponse, write: writeTupleUpsertResponse }],
   ["tuple-get-response", { magic: false, read: readTupleGetResponse, write: writeTupleGetResponse }],
   ["sql-execute-request", { magic: false, read: readSqlExecuteRequest, write: writeSqlExecuteRequest }],
+  ["tx-piggyback-response", { magic: false, read: readTxPiggybackResponse, write: writeTxPiggybackResponse }],
+  ["tx-direct-response", { magic: false, read: readTxDirectResponse, write: writeTxDirectResponse }],
 ]);
 
 /** @param {string} kind */

@@ -19,7 +19,7 @@ const { readFileSync, readSync, writeSync } = require("node:fs");
 
 const PROTOCOL = 1;
 const CORPUS_MAJORS = [1];
-const FORMATS = ["msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg", "frame"];
+const FORMATS = ["msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg", "batched-arguments", "frame"];
 const LIBRARY = "@msgpack/msgpack";
 const libraryVersion = JSON.parse(
   readFileSync(new URL("./node_modules/@msgpack/msgpack/package.json", import.meta.url), "utf8"),

@@ -3,7 +3,7 @@
 Structure (the Java, C++ and JS runners mirror it):
   read_tuple / write_tuple      header, offset table, value area (era 3.0; beta1 adds the null map)
   decode_element / encode_element   one element per ColumnType
-  decode / encode               the formats: binary-tuple, object, object-array, table-row, collection,
+  decode / encode               the formats: binary-tuple, object, object-array, batched-arguments, table-row, collection,
                                 compute-arg; the MessagePack
                                 around a tuple (c0, bin, int N, the no-value BITMASK) goes through codec.py
 Everything in a tuple is little-endian except the DECIMAL unscaled value (big-endian two's complement)."""
@@ -436,6 +436,37 @@ def collection_parts(values):
     return [encode_int("INT32", TYPE_IDS[values[0]["type"]]), encode_int("INT32", len(values))] + [encode_element(v) for v in values]
 
 
+def read_batch(outer, era):
+    """nil, or row length N, row count, a bool (ignored), then one bin per row of 3N elements (spec BT-BATCH)."""
+    if outer and outer[0]["type"] == "nil":
+        check(len(outer) == 1, "invalid.tuple-type", "batched arguments: nil followed by more values")
+        return []
+    check(len(outer) >= 3 and outer[0]["type"] == "int" and outer[1]["type"] == "int" and outer[2]["type"] == "bool",
+          "invalid.tuple-type", "batched arguments are a row length, a count and a bool, then the rows")
+    n, rows = int(outer[0]["value"]), int(outer[1]["value"])
+    check(n >= 0 and rows >= 0, "invalid.tuple-type", f"batched arguments: row length {n}, count {rows}")
+    check(n > 0 or rows == 0, "invalid.tuple-type", "batched arguments: rows of no arguments")
+    check(len(outer) == 3 + rows, "invalid.tuple-type", f"batched arguments: count {rows}, {len(outer) - 3} values follow")
+    out = []
+    for row in outer[3:]:
+        parts, _ = read_tuple(bin_of(row, "batch row"), 3 * n, era)
+        out.append({"type": "array", "items": [read_triple(parts[i:i + 3]) for i in range(0, 3 * n, 3)]})
+    return out
+
+
+def write_batch(values):
+    rows = [v.get("items") if v.get("type") == "array" else None for v in values]
+    check(all(isinstance(r, list) for r in rows), "unrepresentable", "batched arguments: every row is a typed array")
+    if not rows:
+        return codec.encode([{"type": "nil"}])
+    check(all(rows) and len({len(r) for r in rows}) == 1, "unrepresentable",
+          f"batched arguments: rows of lengths {sorted({len(r) for r in rows})} (one length >= 1 is written)")
+    out = [{"type": "int", "value": str(len(rows[0]))}, {"type": "int", "value": str(len(rows))},
+           {"type": "bool", "value": False}]
+    out += [{"type": "bin", "hex": write_tuple([p for v in r for p in triple(v)]).hex()} for r in rows]
+    return codec.encode(out)
+
+
 def decode(fmt, data, era, columns):
     if fmt == "binary-tuple":
         parts, nulls = read_tuple(data, len(columns), era)
@@ -464,6 +495,8 @@ def decode(fmt, data, era, columns):
             check(len(outer) == 1, "invalid.tuple-type", f"{fmt}: nil followed by more values")
             return [] if fmt == "collection" else [{"type": "NULL"}]
         return read_collection(outer, era) if fmt == "collection" else read_compute_arg(outer, era)
+    if fmt == "batched-arguments":
+        return read_batch(outer, era)
     if fmt == "table-row":
         check(len(outer) > 1 or outer[0]["type"] != "bitmask", "malformed.truncated", "row: the input ends where the bin belongs")
         check(len(outer) == 2 and outer[0]["type"] == "bitmask", "invalid.tuple-type", "a row is a BITMASK and a bin")
@@ -487,6 +520,8 @@ def encode(fmt, values, era, columns):
         if values:
             out.append({"type": "bin", "hex": write_tuple([p for v in values for p in triple(v)]).hex()})
         return codec.encode(out)
+    if fmt == "batched-arguments":
+        return write_batch(values)
     if fmt == "table-row":
         bits = [i for i, v in enumerate(values) if v["type"] == "NO_VALUE"]
         row = write_tuple([encode_element(v) for v in values])

@@ -5,7 +5,7 @@ sequence of values laid out by the message kind (LAYOUTS). Decoding reads the wh
 walks the layout over the value list (Cursor); encoding checks the fields against the layout, lays out typed values
 in wire order (Writer) and writes them with codec.encode. No count or declared length is ever used to allocate."""
 import codec
-from ignite_ext import INT64, REGISTRY, WireError, check, in_range
+from ignite_ext import INT32, INT64, REGISTRY, WireError, check, in_range
 
 ERA = "3.0"
 MAGIC = b"IGNI"                      # 49 47 4e 49, before the length of both handshake messages (spec FR-MAGIC)
@@ -23,6 +23,12 @@ SQL_DIRECT_TX_MAPPING = "SQL_DIRECT_TX_MAPPING"
 SQL_MULTISTATEMENT_SUPPORT = "SQL_MULTISTATEMENT_SUPPORT"
 SQL_PARTITION_AWARENESS = "SQL_PARTITION_AWARENESS"
 assert {SQL_DIRECT_TX_MAPPING, SQL_MULTISTATEMENT_SUPPORT, SQL_PARTITION_AWARENESS} <= FEATURES, "registry features"
+# The direct-mapping forms of tx (spec 11.6): registry frames.tx_ids, each brought by its feature
+TX_IDS = {t["name"]: t["id"] for t in REGISTRY["frames"]["tx_ids"]}
+TX_PIGGYBACK, TX_DIRECT_MAPPING = "TX_PIGGYBACK", "TX_DIRECT_MAPPING"
+assert {TX_PIGGYBACK, TX_DIRECT_MAPPING} <= FEATURES, "registry features"
+# FR-INT-RANGE: an int field is what Java reads with unpackInt, a long field with unpackLong
+RANGES = {"int": INT32, "long": INT64}
 
 NIL = {"type": "nil"}
 
@@ -68,12 +74,32 @@ def has_arguments(f, _):
     return not is_nil(f["arguments_count"])
 
 
+def tx_form(tx_id, feature_name):
+    """With the feature negotiated, a tx of this id brings its fields; a tx neither int nor nil is frame.field-type."""
+    def when(f, features):
+        if feature_name not in features:
+            return False
+        v = f["tx"]
+        check(isinstance(v, dict) and v.get("type") in ("int", "nil"), "frame.field-type",
+              f"tx: expected int or nil, got {describe(v)}")
+        return v["type"] == "int" and int(v["value"]) == tx_id
+    return when
+
+
+PIGGYBACK = tx_form(TX_IDS["FIRST_DIRECT"], TX_PIGGYBACK)
+DIRECT = tx_form(TX_IDS["DIRECT"], TX_DIRECT_MAPPING)
+TX_FORMS = [("tx_observable_timestamp", "long", PIGGYBACK), ("tx_read_only", "bool", PIGGYBACK),
+            ("tx_timeout", "long", PIGGYBACK), ("tx_enlistment_token", "long", DIRECT), ("tx_id", "uuid", DIRECT),
+            ("tx_commit_table_id", "int", DIRECT), ("tx_commit_partition", "int", DIRECT),
+            ("tx_coordinator_id", "uuid", DIRECT), ("tx_timeout", "long", DIRECT)]
+
+
 ERROR_OBJECT = [("trace_id", "uuid", always), ("code", "int", always), ("class_name", "str", always),
                 ("message", "str?", always), ("stack_trace", "str?", always), ("extensions", "extensions?", always)]
 
-RESPONSE_HEADER = [("request_id", "int", always), ("flags", "int", always),
-                   ("partition_assignment_timestamp", "int", flag(PARTITION_ASSIGNMENT)),
-                   ("observable_timestamp", "int", always), ("error", "error", flag(ERROR))]
+RESPONSE_HEADER = [("request_id", "long", always), ("flags", "int", always),
+                   ("partition_assignment_timestamp", "long", flag(PARTITION_ASSIGNMENT)),
+                   ("observable_timestamp", "long", always), ("error", "error", flag(ERROR))]
 
 
 def fields(*names, type_="int", when=always):
@@ -84,32 +110,41 @@ LAYOUTS = {
     "handshake-request": fields("version_major", "version_minor", "version_patch", "client_code") + [
         ("features", "features", always), ("extensions", "extensions", always)],
     "handshake-response": fields("version_major", "version_minor", "version_patch") + [
-        ("error", "error?", always)] + fields("idle_timeout", when=handshake_ok) + [
+        ("error", "error?", always)] + fields("idle_timeout", type_="long", when=handshake_ok) + [
         ("node_id", "uuid", handshake_ok), ("node_name", "str", handshake_ok),
         ("cluster_ids", "uuid-list", handshake_ok), ("cluster_name", "str", handshake_ok)] + fields(
-        "observable_timestamp", "product_major", "product_minor", "product_maintenance", when=handshake_ok) + [
+        "observable_timestamp", type_="long", when=handshake_ok) + fields("product_major", "product_minor", "product_maintenance", when=handshake_ok) + [
         ("product_patch", "int?", handshake_ok), ("product_pre_release", "str?", handshake_ok),
         ("features", "features", handshake_ok), ("extensions", "extensions", handshake_ok)],
-    "request": fields("op", "request_id") + [("payload", "payload", always)],
+    "request": fields("op") + fields("request_id", type_="long") + [("payload", "payload", always)],
     "response": RESPONSE_HEADER + [("server_op", "int", server_op), ("payload", "payload", no_flag(ERROR))],
-    "server-op-response": fields("op", "request_id", "flags") + [
+    "server-op-response": fields("op") + fields("request_id", type_="long") + fields("flags") + [
         ("error", "error", flag(SERVER_OP_RESPONSE_ERROR)), ("payload", "payload", no_flag(SERVER_OP_RESPONSE_ERROR))],
-    "tuple-request": fields("op", "request_id", "table_id") + [("tx", "int?", always)] + fields("schema_version") + [
+    "tuple-request": fields("op") + fields("request_id", type_="long") + fields("table_id") + [
+        ("tx", "long?", always)] + TX_FORMS + fields("schema_version") + [
         ("no_value_set", "bitmask", always), ("tuple", "bin", always)],
     "tuple-upsert-response": RESPONSE_HEADER + fields("schema_version", when=no_flag(ERROR)),
     "tuple-get-response": RESPONSE_HEADER + fields("schema_version", when=no_flag(ERROR)) + [
         ("tuple", "bin?", no_flag(ERROR))],
-    "sql-execute-request": fields("op", "request_id") + [
-        ("direct_tx_mapping", "bool", feature(SQL_DIRECT_TX_MAPPING)), ("tx", "int?", always),
-        ("schema", "str?", always), ("page_size", "int?", always), ("query_timeout", "int?", always),
-        ("idle_timeout", "int?", always), ("time_zone", "str?", always), ("property_count", "int", always),
+    "sql-execute-request": fields("op") + fields("request_id", type_="long") + [
+        ("direct_tx_mapping", "bool", feature(SQL_DIRECT_TX_MAPPING)), ("tx", "long?", always)] + TX_FORMS + [
+        ("schema", "str?", always), ("page_size", "int?", always), ("query_timeout", "long?", always),
+        ("idle_timeout", "long?", always), ("time_zone", "str?", always), ("property_count", "int", always),
         ("properties", "bin", always), ("query_modifiers", "int", feature(SQL_MULTISTATEMENT_SUPPORT)),
         ("statement", "str", always), ("arguments_count", "int?", always),
-        ("arguments_tuple", "bin", has_arguments), ("observable_timestamp", "int", always),
+        ("arguments_tuple", "bin", has_arguments), ("observable_timestamp", "long", always),
         ("partition_awareness", "bool", feature(SQL_PARTITION_AWARENESS))],
+    # The response to a request whose tx was FIRST_DIRECT / DIRECT: writeTxMeta's fields, then the op's payload
+    "tx-piggyback-response": RESPONSE_HEADER + [
+        ("tx_resource_id", "long", no_flag(ERROR)), ("tx_id", "uuid", no_flag(ERROR)),
+        ("tx_coordinator_id", "uuid", no_flag(ERROR)), ("tx_timeout", "long", no_flag(ERROR)),
+        ("payload", "payload", no_flag(ERROR))],
+    "tx-direct-response": RESPONSE_HEADER + [
+        ("tx_primary_node", "str", no_flag(ERROR)), ("tx_enlistment_token", "long", no_flag(ERROR)),
+        ("tx_noop", "bool", no_flag(ERROR)), ("payload", "payload", no_flag(ERROR))],
 }
 HANDSHAKES = frozenset(("handshake-request", "handshake-response"))
-SCALARS = frozenset(("int", "bool", "str", "bin", "uuid", "bitmask"))
+SCALARS = frozenset(("int", "bool", "str", "bin", "uuid", "bitmask"))     # plus long: an int of the wider range
 
 
 def layout(kind):
@@ -153,6 +188,11 @@ def read(cur, field, type_):
         if cur.peek_nil():
             return cur.next(field)
         type_ = type_[:-1]
+    if type_ in RANGES:
+        v = cur.typed(field, "int")
+        check(in_range(int(v["value"]), RANGES[type_]), "frame.field-type",
+              f"{field}: {v['value']} is outside the field's {type_} range (FR-INT-RANGE)")
+        return v
     if type_ in SCALARS:
         return cur.typed(field, type_)
     if type_ == "features":
@@ -216,11 +256,12 @@ class Writer:
         self.values = []
 
     def typed(self, field, type_, v):
-        check(isinstance(v, dict) and v.get("type") == type_, "frame.field-type",
-              f"{field}: expected a typed {type_}, got {describe(v)}")
-        # Every int of a layout is a Java int or long: a uint64 above int64 has no field to go in.
-        check(type_ != "int" or in_range(int(v["value"]), INT64), "unrepresentable",
-              f"{field}: {v.get('value')} is outside int64")
+        wire_type = "int" if type_ in RANGES else type_
+        check(isinstance(v, dict) and v.get("type") == wire_type, "frame.field-type",
+              f"{field}: expected a typed {wire_type}, got {describe(v)}")
+        # Every int of a layout is a Java int or long (FR-INT-RANGE): a value outside it has no field to go in.
+        check(type_ not in RANGES or in_range(int(v["value"]), RANGES[type_]), "unrepresentable",
+              f"{field}: {v.get('value')} is outside the field's {type_} range")
         self.values.append(v)
 
     def count(self, n):
@@ -232,11 +273,13 @@ class Writer:
                 self.values.append(v)
                 return
             type_ = type_[:-1]
-        if type_ in SCALARS:
+        if type_ in SCALARS or type_ in RANGES:
             self.typed(field, type_, v)
         elif type_ == "features":
             check(isinstance(v, list) and all(is_int(i) and i >= 0 for i in v), "frame.field-type",
                   f"{field}: expected an array of bit indices, got {describe(v)}")
+            check(all(a < b for a, b in zip(v, v[1:])), "frame.field-type",
+                  f"{field}: bit indices {v} are not strictly ascending (FR-FEATURES-ORDER)")
             raw = bytearray(max(v) // 8 + 1 if v else 0)     # minimal: the highest set bit is in the last byte
             for i in v:
                 raw[i // 8] |= 1 << (i % 8)

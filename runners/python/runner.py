@@ -38,7 +38,7 @@ def start_response():
         "corpus_majors": CORPUS_MAJORS,
         "capabilities": {"ops": ["encode", "decode"], "eras": ignite_ext.ERAS,
                          "formats": ["msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg",
-                                     "frame"]},
+                                     "batched-arguments", "frame"]},
     }
 
 

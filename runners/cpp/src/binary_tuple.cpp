@@ -695,11 +695,62 @@ std::vector<Bytes> collection_parts(const ojson& values) {
 
 ojson bin_value(const Bytes& b) { return {{"type", "bin"}, {"hex", codec::to_hex(b.data(), b.size())}}; }
 
+// Batched arguments (spec BT-BATCH): nil, or row length N, row count, a bool (ignored), then one bin of 3N elements
+// per row; any other form is invalid.tuple-type (BT-BATCH-FORM).
+ojson read_batch(const ojson& outer) {
+    ojson out = ojson::array();
+    if (!outer.empty() && outer[0]["type"] == "nil") {
+        check(outer.size() == 1, "invalid.tuple-type", "batched arguments: nil followed by more values");
+        return out;
+    }
+    check(outer.size() >= 3 && outer[0]["type"] == "int" && outer[1]["type"] == "int" && outer[2]["type"] == "bool",
+          "invalid.tuple-type", "batched arguments are a row length, a count and a bool, then the rows");
+    const std::string length = outer[0]["value"].get<std::string>(), count = outer[1]["value"].get<std::string>();
+    check(length[0] != '-' && count[0] != '-', "invalid.tuple-type", "batched arguments: row length " + length + ", count " + count);
+    const std::uint64_t n = std::stoull(length), rows = std::stoull(count);
+    check(n > 0 || rows == 0, "invalid.tuple-type", "batched arguments: rows of no arguments");
+    check(rows == outer.size() - 3, "invalid.tuple-type",
+          "batched arguments: count " + count + ", " + std::to_string(outer.size() - 3) + " values follow");
+    for (std::size_t r = 3; r < outer.size(); ++r) {
+        Bytes tuple = bin_of(outer[r], "batch row");
+        // 3N entries; an N beyond the bin's length is refused by read_tuple as it is (3N could overflow).
+        Tuple parts = read_tuple(tuple.data(), tuple.size(), n <= tuple.size() ? 3 * n : n, false);
+        ojson items = ojson::array();
+        for (std::size_t i = 0; i < parts.parts.size(); i += 3) items.push_back(read_triple(&parts.parts[i]));
+        out.push_back({{"type", "array"}, {"items", std::move(items)}});
+    }
+    return out;
+}
+
+Bytes write_batch(const ojson& rows) {
+    if (rows.empty()) return codec::encode(ojson::array({{{"type", "nil"}}}));
+    ojson out = ojson::array();
+    std::size_t n = 0;
+    for (const auto& row : rows) {
+        check(row.is_object() && row.value("type", "") == "array" && row.contains("items") && row["items"].is_array(),
+              "unrepresentable", "batched arguments: every row is a typed array");
+        const ojson& items = row["items"];
+        if (out.empty()) n = items.size();
+        check(!items.empty() && items.size() == n, "unrepresentable",
+              "batched arguments: rows of " + std::to_string(n) + " and " + std::to_string(items.size()) +
+                  " arguments (one row length >= 1 is written)");
+        std::vector<Bytes> parts;
+        for (const auto& v : items)
+            for (auto& p : triple(v)) parts.push_back(std::move(p));
+        out.push_back(bin_value(write_tuple(parts)));
+    }
+    ojson head = ojson::array({{{"type", "int"}, {"value", std::to_string(n)}},
+                               {{"type", "int"}, {"value", std::to_string(rows.size())}},
+                               {{"type", "bool"}, {"value", false}}});
+    head.insert(head.end(), out.begin(), out.end());
+    return codec::encode(head);
+}
+
 }  // namespace
 
 bool is_format(const std::string& format) {
     return format == "binary-tuple" || format == "object" || format == "object-array" || format == "table-row" ||
-           format == "collection" || format == "compute-arg";
+           format == "collection" || format == "compute-arg" || format == "batched-arguments";
 }
 
 ojson decode(const std::string& format, const Bytes& data, ignite::Era era, const ojson& columns) {
@@ -741,6 +792,7 @@ ojson decode(const std::string& format, const Bytes& data, ignite::Era era, cons
         for (std::size_t i = 0; i < parts.parts.size(); i += 3) out.push_back(read_triple(&parts.parts[i]));
         return out;
     }
+    if (format == "batched-arguments") return read_batch(msgpack_values(data));
     if (format == "table-row") {
         std::vector<std::string> names = column_names(columns);
         ojson outer = msgpack_values(data);
@@ -800,6 +852,7 @@ Bytes encode(const std::string& format, const ojson& values, ignite::Era era, co
         }
         return codec::encode(out);
     }
+    if (format == "batched-arguments") return write_batch(values);
     if (format == "table-row") {
         check_columns(values, column_names(columns), true);
         ojson bits = ojson::array();

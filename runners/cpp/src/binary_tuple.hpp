@@ -1,4 +1,4 @@
-// Binary Tuple (IEP-92) codec, spec.md 6.2-6.4: the formats binary-tuple, object, object-array, table-row,
+// Binary Tuple (IEP-92) codec, spec.md 6.2-6.4: the formats binary-tuple, object, object-array, batched-arguments, table-row,
 // collection and compute-arg, whose
 // elements are ColumnType-typed values ({"type": "INT32", ...}). No library implements Binary Tuples: the tuple
 // layer is written by hand here; the MessagePack around a tuple (c0, bin, int count, the no-value BITMASK) goes

@@ -31,6 +31,12 @@ constexpr std::uint64_t kServerOpResponseError = 4;         // server_op_respons
 const char* const kSqlDirectTxMapping = "SQL_DIRECT_TX_MAPPING";  // features
 const char* const kSqlMultistatementSupport = "SQL_MULTISTATEMENT_SUPPORT";
 const char* const kSqlPartitionAwareness = "SQL_PARTITION_AWARENESS";
+// The features that bring the direct-mapping forms of tx (spec 11.6), and the tx values that start them
+// (frames.tx_ids FIRST_DIRECT and DIRECT).
+const char* const kTxPiggyback = "TX_PIGGYBACK";
+const char* const kTxDirectMapping = "TX_DIRECT_MAPPING";
+constexpr std::int64_t kTxFirstDirect = -1;
+constexpr std::int64_t kTxDirect = 0;
 // Every feature a connection can negotiate (frames.features[].name): an encoder meeting another name cannot know
 // the layout that name would change.
 const char* const kFeatureNames[] = {
@@ -43,6 +49,9 @@ const char* const kFeatureNames[] = {
 
 // Typed value types of the scalar field types.
 const char* const kInt = "int";
+// FR-INT-RANGE: kInt is what Java reads with unpackInt, kLong with unpackLong (both typed ints); a count is any int.
+const char* const kLong = "long";
+const char* const kCount = "count";
 const char* const kBool = "bool";
 const char* const kStr = "str";
 const char* const kBin = "bin";
@@ -59,6 +68,10 @@ std::string type_of(const ojson& v) {
     return t != v.end() && t->is_string() ? t->get<std::string>() : "object";
 }
 bool typed(const ojson& v, const char* type) { return type_of(v) == type; }
+// The typed type of a field type.
+const char* wire_type(const char* type) {
+    return std::string(type) == kLong || std::string(type) == kCount ? kInt : type;
+}
 
 // The low 64 bits (two's complement) of a typed int, whatever its size: what `flags & bit` tests.
 std::uint64_t low_bits(const ojson& v) {
@@ -82,19 +95,33 @@ std::string join(const std::vector<std::string>& names) {
     return out;
 }
 
-// Every int field of a layout is a Java int or long: a typed int outside int64 (even one a uint64 holds) has no
-// field to go in. A value that is no decimal string is left to codec::encode, which says what is wrong with it.
-void check_int64(const std::string& name, const ojson& v) {
+// A typed int's value as int64; nullopt when it is outside int64 (or no decimal string: codec::encode says why).
+std::optional<std::int64_t> int64_of(const ojson& v) {
     auto value = v.find("value");
-    bool outside = false;
-    if (value != v.end() && value->is_number_unsigned())
-        outside = value->get<std::uint64_t>() > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-    else if (value != v.end() && value->is_string()) {
-        const std::string& s = value->get_ref<const std::string&>();
-        std::int64_t n;
-        outside = std::from_chars(s.data(), s.data() + s.size(), n).ec == std::errc::result_out_of_range;
+    if (value != v.end() && value->is_number_integer() && !value->is_number_unsigned()) return value->get<std::int64_t>();
+    if (value != v.end() && value->is_number_unsigned()) {
+        auto n = value->get<std::uint64_t>();
+        if (n > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return std::nullopt;
+        return static_cast<std::int64_t>(n);
     }
-    if (outside) throw WireError("unrepresentable", quote(name) + ": " + value->dump() + " is outside int64");
+    if (value == v.end() || !value->is_string()) return std::nullopt;
+    const std::string& s = value->get_ref<const std::string&>();
+    std::int64_t n;
+    if (std::from_chars(s.data(), s.data() + s.size(), n).ec != std::errc()) return std::nullopt;
+    return n;
+}
+
+// Every int field of a layout is a Java int or long (FR-INT-RANGE): a typed int outside its field type's range
+// (even one a uint64 holds) has no field to go in; cls is frame.field-type on decode, unrepresentable on encode.
+void check_range(const std::string& name, const ojson& v, const char* type, const char* cls) {
+    bool is_int = std::string(type) == kInt, is_long = std::string(type) == kLong;
+    if (!is_int && !is_long) return;
+    auto value = v.find("value");
+    if (value == v.end() || (value->is_string() && value->get_ref<const std::string&>().find_first_not_of("-0123456789") != std::string::npos))
+        return;  // no decimal string: left to codec::encode
+    auto n = int64_of(v);
+    bool inside = n && (is_long || (*n >= std::numeric_limits<std::int32_t>::min() && *n <= std::numeric_limits<std::int32_t>::max()));
+    if (!inside) throw WireError(cls, quote(name) + ": " + value->dump() + " is outside the field's " + type + " range");
 }
 
 // what: the field (or its member, pair, count) in words.
@@ -117,8 +144,11 @@ ojson bits_of(const ojson& bin) {
 std::optional<ojson> bin_of(const ojson& bits) {
     if (!bits.is_array()) return std::nullopt;
     std::uint64_t size = 0;
+    std::optional<std::uint64_t> previous;
     for (const auto& b : bits) {
         if (!b.is_number_unsigned()) return std::nullopt;  // nlohmann reads every non-negative integer as unsigned
+        if (previous && b.get<std::uint64_t>() <= *previous) return std::nullopt;  // FR-FEATURES-ORDER: ascending
+        previous = b.get<std::uint64_t>();
         size = std::max(size, b.get<std::uint64_t>() / 8 + 1);
     }
     if (size > std::numeric_limits<std::uint32_t>::max())
@@ -145,18 +175,20 @@ public:
     }
     const ojson& next(const std::string& field, const char* type) {
         const ojson& v = next(field);
-        if (!typed(v, type)) throw field_type(field, type, v);
+        if (!typed(v, wire_type(type))) throw field_type(field, type, v);
+        check_range(field, v, type, "frame.field-type");
         return v;
     }
     const ojson& nullable(const std::string& field, const char* type) {
         const ojson& v = next(field);
-        if (!typed(v, kNil) && !typed(v, type)) throw field_type(field, std::string(type) + " or nil", v);
+        if (!typed(v, kNil) && !typed(v, wire_type(type))) throw field_type(field, std::string(type) + " or nil", v);
+        if (!typed(v, kNil)) check_range(field, v, type, "frame.field-type");
         return v;
     }
     bool at_nil() const { return at_ < values_.size() && typed(values_[at_], kNil); }
     // A count: an int >= 0. Only bounds a loop over next(), which stops at the end of the list.
     std::uint64_t count(const std::string& field) {
-        const std::string& s = next(field, kInt).at("value").get_ref<const std::string&>();
+        const std::string& s = next(field, kCount).at("value").get_ref<const std::string&>();
         if (s[0] == '-') throw WireError("frame.field-type", field + " is negative (" + s + ")");
         std::uint64_t n = 0;
         std::from_chars(s.data(), s.data() + s.size(), n);  // the decoder's ints are within uint64
@@ -198,6 +230,10 @@ public:
         fields_[name] = c_.next(quote(name), kInt);
         return low_bits(fields_[name]);
     }
+    // tx (long?); its value when an int (the direct-mapping forms follow from it, spec 11.6).
+    std::optional<std::int64_t> tx(const char* name, bool) {
+        return nullable(name, kLong) ? int64_of(fields_[name]) : std::nullopt;
+    }
     void features(const char* name) { fields_[name] = bits_of(c_.next(quote(name), kBin)); }
     void extensions(const char* name) { fields_[name] = pairs(name); }
     void uuid_list(const char* name) {
@@ -234,7 +270,7 @@ private:
         auto member = [&](const char* m) { return "member '" + std::string(m) + "' of error " + quote(name); };
         ojson e = ojson::object();
         e["trace_id"] = c_.next(member("trace_id"), kUuid);
-        e["code"] = c_.next(member("code"), kInt);
+        e["code"] = c_.next(member("code"), kInt);  // an int field: int32
         e["class_name"] = c_.next(member("class_name"), kStr);
         e["message"] = c_.nullable(member("message"), kStr);
         e["stack_trace"] = c_.nullable(member("stack_trace"), kStr);
@@ -269,11 +305,11 @@ public:
 
     void value(const char* name, const char* type) {
         const ojson* v = take(name);
-        if (!naming_) push(name, *v, typed(*v, type), type);
+        if (!naming_) push(name, *v, typed(*v, wire_type(type)), type);
     }
     bool nullable(const char* name, const char* type) {
         const ojson* v = take(name);
-        if (!naming_) push(name, *v, typed(*v, kNil) || typed(*v, type), std::string(type) + " or nil");
+        if (!naming_) push(name, *v, typed(*v, kNil) || typed(*v, wire_type(type)), type, true);
         return v && !typed(*v, kNil);
     }
     std::uint64_t flags(const char* name) {
@@ -281,6 +317,15 @@ public:
         if (!v) return 0;
         push(name, *v, typed(*v, kInt), kInt);
         return low_bits(*v);
+    }
+    // tx (long?): with a direct-mapping feature (deciding) its value decides the layout, so a tx neither int nor
+    // nil is frame.field-type at once, as flags of the wrong type.
+    std::optional<std::int64_t> tx(const char* name, bool deciding) {
+        const ojson* v = take(name);
+        if (!v) return std::nullopt;
+        if (deciding) expect(name, *v, typed(*v, kInt) || typed(*v, kNil), "long or nil");
+        if (!naming_) push(name, *v, typed(*v, kNil) || typed(*v, kInt), kLong, true);
+        return typed(*v, kInt) ? int64_of(*v) : std::nullopt;
     }
     void features(const char* name) {
         const ojson* v = take(name);
@@ -331,12 +376,12 @@ private:
     static void expect(const std::string& name, const ojson& v, bool ok, const std::string& expected) {
         if (!ok) throw field_type(quote(name), expected, v);
     }
-    // A field's (or error member's) value, after its type check and, for an int, its range check (second walk only:
-    // the flags are type-checked in the first, since the layout follows from them).
-    void push(const std::string& name, const ojson& v, bool ok, const std::string& expected) {
-        expect(name, v, ok, expected);
+    // A field's (or error member's) value, after its type check and, for an int, its field type's range check
+    // (second walk only: the flags are type-checked in the first, since the layout follows from them).
+    void push(const std::string& name, const ojson& v, bool ok, const std::string& type, bool nullable = false) {
+        expect(name, v, ok, nullable ? type + " or nil" : type);
         if (naming_) return;
-        if (typed(v, kInt)) check_int64(name, v);
+        if (typed(v, kInt)) check_range(name, v, type.c_str(), "unrepresentable");
         values_.push_back(v);
     }
     void pairs(const std::string& name, const ojson& v) {
@@ -362,7 +407,7 @@ private:
                                                    "stack_trace and extensions");
         auto member = [&](const char* m, const char* type, bool nullable) {
             const ojson& v = e.at(m);
-            push(name + "." + m, v, typed(v, type) || (nullable && typed(v, kNil)), nullable ? std::string(type) + " or nil" : type);
+            push(name + "." + m, v, typed(v, type) || (nullable && typed(v, kNil)), type, nullable);
         };
         member("trace_id", kUuid, false);
         member("code", kInt, false);
@@ -402,12 +447,12 @@ template <class W>
 void handshake_response(W& w, const Features&) {
     protocol_version(w);
     if (!w.nil_or_error("error")) return;  // a failed handshake ends with its error
-    w.value("idle_timeout", kInt);
+    w.value("idle_timeout", kLong);
     w.value("node_id", kUuid);
     w.value("node_name", kStr);
     w.uuid_list("cluster_ids");
     w.value("cluster_name", kStr);
-    w.value("observable_timestamp", kInt);
+    w.value("observable_timestamp", kLong);
     w.value("product_major", kInt);
     w.value("product_minor", kInt);
     w.value("product_maintenance", kInt);
@@ -420,17 +465,17 @@ void handshake_response(W& w, const Features&) {
 template <class W>
 void request(W& w, const Features&) {
     w.value("op", kInt);
-    w.value("request_id", kInt);
+    w.value("request_id", kLong);
     w.payload("payload");
 }
 
 // The header of every server -> client response; returns its flags.
 template <class W>
 std::uint64_t response_header(W& w) {
-    w.value("request_id", kInt);
+    w.value("request_id", kLong);
     std::uint64_t flags = w.flags("flags");
-    if (flags & kPartitionAssignment) w.value("partition_assignment_timestamp", kInt);
-    w.value("observable_timestamp", kInt);
+    if (flags & kPartitionAssignment) w.value("partition_assignment_timestamp", kLong);
+    w.value("observable_timestamp", kLong);
     if (flags & kError) w.error("error");
     return flags;
 }
@@ -446,17 +491,36 @@ void response(W& w, const Features&) {
 template <class W>
 void server_op_response(W& w, const Features&) {
     w.value("op", kInt);
-    w.value("request_id", kInt);
+    w.value("request_id", kLong);
     if (w.flags("flags") & kServerOpResponseError) w.error("error");
     else w.payload("payload");
 }
 
+// tx, then the fields its direct-mapping form brings (spec 11.6).
 template <class W>
-void tuple_request(W& w, const Features&) {
+void tx(W& w, const Features& features) {
+    bool piggyback = features.count(kTxPiggyback), direct = features.count(kTxDirectMapping);
+    std::optional<std::int64_t> id = w.tx("tx", piggyback || direct);
+    if (id == kTxFirstDirect && piggyback) {
+        w.value("tx_observable_timestamp", kLong);
+        w.value("tx_read_only", kBool);
+        w.value("tx_timeout", kLong);
+    } else if (id == kTxDirect && direct) {
+        w.value("tx_enlistment_token", kLong);
+        w.value("tx_id", kUuid);
+        w.value("tx_commit_table_id", kInt);
+        w.value("tx_commit_partition", kInt);
+        w.value("tx_coordinator_id", kUuid);
+        w.value("tx_timeout", kLong);
+    }
+}
+
+template <class W>
+void tuple_request(W& w, const Features& features) {
     w.value("op", kInt);
-    w.value("request_id", kInt);
+    w.value("request_id", kLong);
     w.value("table_id", kInt);
-    w.nullable("tx", kInt);
+    tx(w, features);
     w.value("schema_version", kInt);
     w.value("no_value_set", kBitmask);
     w.value("tuple", kBin);
@@ -475,23 +539,43 @@ void tuple_get_response(W& w, const Features&) {
     w.nullable("tuple", kBin);
 }
 
+// The responses to a request whose tx was -1 (piggyback) or 0 (direct): writeTxMeta's fields, then the op's payload.
+template <class W>
+void tx_piggyback_response(W& w, const Features&) {
+    if (response_header(w) & kError) return;
+    w.value("tx_resource_id", kLong);
+    w.value("tx_id", kUuid);
+    w.value("tx_coordinator_id", kUuid);
+    w.value("tx_timeout", kLong);
+    w.payload("payload");
+}
+
+template <class W>
+void tx_direct_response(W& w, const Features&) {
+    if (response_header(w) & kError) return;
+    w.value("tx_primary_node", kStr);
+    w.value("tx_enlistment_token", kLong);
+    w.value("tx_noop", kBool);
+    w.payload("payload");
+}
+
 template <class W>
 void sql_execute_request(W& w, const Features& features) {
     w.value("op", kInt);
-    w.value("request_id", kInt);
+    w.value("request_id", kLong);
     if (features.count(kSqlDirectTxMapping)) w.value("direct_tx_mapping", kBool);
-    w.nullable("tx", kInt);
+    tx(w, features);
     w.nullable("schema", kStr);
     w.nullable("page_size", kInt);
-    w.nullable("query_timeout", kInt);
-    w.nullable("idle_timeout", kInt);
+    w.nullable("query_timeout", kLong);
+    w.nullable("idle_timeout", kLong);
     w.nullable("time_zone", kStr);
     w.value("property_count", kInt);
     w.value("properties", kBin);
     if (features.count(kSqlMultistatementSupport)) w.value("query_modifiers", kInt);
     w.value("statement", kStr);
     if (w.nullable("arguments_count", kInt)) w.value("arguments_tuple", kBin);
-    w.value("observable_timestamp", kInt);
+    w.value("observable_timestamp", kLong);
     if (features.count(kSqlPartitionAwareness)) w.value("partition_awareness", kBool);
 }
 
@@ -513,6 +597,8 @@ const Kind kKinds[] = {
     FRAME_KIND("tuple-upsert-response", false, tuple_upsert_response),
     FRAME_KIND("tuple-get-response", false, tuple_get_response),
     FRAME_KIND("sql-execute-request", false, sql_execute_request),
+    FRAME_KIND("tx-piggyback-response", false, tx_piggyback_response),
+    FRAME_KIND("tx-direct-response", false, tx_direct_response),
 };
 #undef FRAME_KIND
 

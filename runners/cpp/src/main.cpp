@@ -47,7 +47,7 @@ ojson hello() {
              {{"ops", {"encode", "decode"}},
               {"eras", ignite::all_era_names()},
               {"formats", {"msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg",
-                          "frame"}}}}};
+                          "batched-arguments", "frame"}}}}};
 }
 
 ignite::Era request_era(const ojson& req) {

@@ -22,14 +22,14 @@ import java.util.UUID;
  *   readTuple / writeTuple            header, offset table, value area (era 3.0; beta1 adds the null map)
  *   decodeElement / encodeElement     one element per ColumnType
  *   readTriple / triple               (type, scale, value) objects
- *   decode / encode                   the formats binary-tuple, object, object-array, table-row, collection,
+ *   decode / encode                   the formats binary-tuple, object, object-array, batched-arguments, table-row, collection,
  *                                     compute-arg; the MessagePack
  *                                     around a tuple (c0, bin, int N, the no-value BITMASK) goes through Codec
  * Everything in a tuple is little-endian except the DECIMAL unscaled value (big-endian two's complement).
  */
 final class BinaryTuple {
     static final List<String> FORMATS = List.of("binary-tuple", "object", "object-array", "table-row", "collection",
-            "compute-arg");
+            "compute-arg", "batched-arguments");
 
     /** ColumnType ids on the 3.0 wire (14 and 19 are not value types there). */
     private static final Map<String, Integer> TYPE_IDS = Map.ofEntries(Map.entry("NULL", 0), Map.entry("BOOLEAN", 1),
@@ -710,6 +710,8 @@ final class BinaryTuple {
                     out.add(readTriple(tuple.parts(), i));
                 }
                 return out;
+            case "batched-arguments":
+                return readBatch(outer, era, out);
             case "collection":
             case "compute-arg":
                 if (outer.get(0).get("type").textValue().equals("nil")) {
@@ -771,6 +773,8 @@ final class BinaryTuple {
                     outer.add(bin(writeTuple(triples, null)));
                 }
                 return codec.encode(outer);
+            case "batched-arguments":
+                return writeBatch(values, outer);
             case "table-row":
                 ObjectNode mask = Codec.typed("bitmask").put("era", era);
                 ArrayNode bits = mask.putArray("bits");
@@ -801,6 +805,69 @@ final class BinaryTuple {
             default:
                 throw new UnsupportedOperationException("format '" + fmt + "'");
         }
+    }
+
+    /** Batched arguments (spec BT-BATCH): nil, or row length N, row count, a bool (ignored), one bin of 3N elements
+     * per row; any other form is invalid.tuple-type (BT-BATCH-FORM). */
+    private ArrayNode readBatch(ArrayNode outer, String era, ArrayNode out) throws WireError {
+        if (outer.size() > 0 && outer.get(0).get("type").textValue().equals("nil")) {
+            if (outer.size() != 1) {
+                throw new WireError("invalid.tuple-type", "batched arguments: nil followed by more values");
+            }
+            return out;
+        }
+        if (!(outer.size() >= 3 && outer.get(0).get("type").textValue().equals("int")
+                && outer.get(1).get("type").textValue().equals("int")
+                && outer.get(2).get("type").textValue().equals("bool"))) {
+            throw new WireError("invalid.tuple-type", "batched arguments are a row length, a count and a bool, then the rows");
+        }
+        BigInteger n = new BigInteger(outer.get(0).get("value").textValue());
+        BigInteger rows = new BigInteger(outer.get(1).get("value").textValue());
+        if (n.signum() < 0 || rows.signum() < 0 || (n.signum() == 0 && rows.signum() > 0)) {
+            throw new WireError("invalid.tuple-type", "batched arguments: row length " + n + ", count " + rows);
+        }
+        if (!rows.equals(BigInteger.valueOf(outer.size() - 3))) {
+            throw new WireError("invalid.tuple-type", "batched arguments: count " + rows + ", " + (outer.size() - 3)
+                    + " values follow");
+        }
+        // 3N beyond any input length: readTuple answers malformed.truncated without allocating.
+        long elements = n.bitLength() < 32 ? 3 * n.longValue() : Long.MAX_VALUE;
+        for (int r = 3; r < outer.size(); r++) {
+            Tuple tuple = readTuple(binOf(outer.get(r), "batch row"), elements, era);
+            ObjectNode row = Codec.typed("array");
+            ArrayNode items = row.putArray("items");
+            for (int i = 0; i < elements; i += 3) {
+                items.add(readTriple(tuple.parts(), i));
+            }
+            out.add(row);
+        }
+        return out;
+    }
+
+    private byte[] writeBatch(JsonNode values, ArrayNode outer) throws WireError, IOException {
+        if (values.size() == 0) {
+            return codec.encode(outer.add(Codec.typed("nil")));
+        }
+        int n = values.get(0).path("items").size();
+        List<ObjectNode> rows = new ArrayList<>();
+        for (JsonNode value : values) {
+            JsonNode items = value.path("items");
+            if (!"array".equals(value.path("type").textValue()) || !items.isArray() || items.size() == 0
+                    || items.size() != n) {
+                throw WireError.unrepresentable("batched arguments: rows of " + items.size() + " and " + n
+                        + " arguments (one row length >= 1 is written)");
+            }
+            List<byte[]> triples = new ArrayList<>();
+            for (JsonNode item : items) {
+                triples.addAll(triple(item));
+            }
+            rows.add(bin(writeTuple(triples, null)));
+        }
+        outer.add(Codec.typed("int").put("value", Integer.toString(n)));
+        outer.add(Codec.typed("int").put("value", Integer.toString(values.size())));
+        outer.add(Codec.typed("bool").put("value", false));
+        outer.addAll(rows);
+        return codec.encode(outer);
     }
 
     private static ObjectNode bin(byte[] bytes) {

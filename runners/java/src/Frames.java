@@ -40,14 +40,19 @@ final class Frames {
     static final String SQL_DIRECT_TX_MAPPING = "SQL_DIRECT_TX_MAPPING";
     static final String SQL_MULTISTATEMENT_SUPPORT = "SQL_MULTISTATEMENT_SUPPORT";
     static final String SQL_PARTITION_AWARENESS = "SQL_PARTITION_AWARENESS";
+    // The features that bring the direct-mapping forms of tx (spec 11.6).
+    static final String TX_PIGGYBACK = "TX_PIGGYBACK";
+    static final String TX_DIRECT_MAPPING = "TX_DIRECT_MAPPING";
 
     static final List<String> KINDS = List.of("handshake-request", "handshake-response", "request", "response",
             "server-op-response", "tuple-request", "tuple-upsert-response", "tuple-get-response",
-            "sql-execute-request");
+            "sql-execute-request", "tx-piggyback-response", "tx-direct-response");
 
     /** The kinds whose flags decide which fields follow. */
     private static final Set<String> FLAGGED = Set.of("response", "server-op-response", "tuple-upsert-response",
-            "tuple-get-response");
+            "tuple-get-response", "tx-piggyback-response", "tx-direct-response");
+    /** The kinds whose tx, with a direct-mapping feature, decides which fields follow. */
+    private static final Set<String> WITH_TX = Set.of("tuple-request", "sql-execute-request");
     private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
     private static final List<String> ERROR_MEMBERS = List.of("trace_id", "code", "class_name", "message",
             "stack_trace", "extensions");
@@ -55,12 +60,38 @@ final class Frames {
     private final Codec codec;
     /** The feature names a connection can negotiate (registry frames.features[].name). */
     private final Set<String> featureNames = new HashSet<>();
+    /** The tx values that start the direct-mapping forms (registry frames.tx_ids: FIRST_DIRECT -1, DIRECT 0). */
+    private static BigInteger txFirstDirect;
+    private static BigInteger txDirect;
 
     Frames(Codec codec, JsonNode registry) {
         this.codec = codec;
         for (JsonNode feature : registry.path("frames").path("features")) {
             featureNames.add(feature.path("name").textValue());
         }
+        for (JsonNode tx : registry.path("frames").path("tx_ids")) {
+            if (tx.path("name").textValue().equals("FIRST_DIRECT")) {
+                txFirstDirect = tx.path("id").bigIntegerValue();
+            } else if (tx.path("name").textValue().equals("DIRECT")) {
+                txDirect = tx.path("id").bigIntegerValue();
+            }
+        }
+        if (txFirstDirect == null || txDirect == null || !featureNames.contains(TX_PIGGYBACK)
+                || !featureNames.contains(TX_DIRECT_MAPPING)) {
+            throw new IllegalStateException("schema/registry.json frames: tx_ids or the TX features are missing");
+        }
+    }
+
+    /** FR-INT-RANGE: an "int" field is what Java reads with unpackInt, a "long" field with unpackLong; both are
+     * typed ints, and a "count" is any typed int (bounded by the values present). */
+    private static String wire(String type) {
+        return type.equals("long") || type.equals("count") ? "int" : type;
+    }
+
+    /** Whether a typed int is outside the range of field type {@code type} (int: 32 bits, long: 64). */
+    private static boolean outOfRange(JsonNode typedInt, String type) {
+        int bits = type.equals("int") ? 31 : type.equals("long") ? 63 : Integer.MAX_VALUE;
+        return intOf(typedInt).bitLength() > bits;
     }
 
     private static boolean hasMagic(String kind) {
@@ -157,9 +188,12 @@ final class Frames {
         }
 
         JsonNode check(String field, JsonNode value, String type) throws WireError {
-            if (!isTyped(value, type)) {
+            if (!isTyped(value, wire(type))) {
                 throw fieldType("field '" + field + "' (value " + index + ") is " + value.path("type").textValue()
                         + ", not " + type);
+            }
+            if (isTyped(value, "int") && outOfRange(value, type)) {
+                throw fieldType("field '" + field + "' is " + intOf(value) + ", outside the field's " + type + " range");
             }
             return value;
         }
@@ -171,7 +205,7 @@ final class Frames {
 
         /** The count {@code value} (already read) of field {@code field}. */
         BigInteger count(String field, JsonNode value) throws WireError {
-            BigInteger count = intOf(check(field, value, "int"));
+            BigInteger count = intOf(check(field, value, "count"));
             if (count.signum() < 0) {
                 throw fieldType("field '" + field + "' is a negative count (" + count + ")");
             }
@@ -212,6 +246,12 @@ final class Frames {
         if (FLAGGED.contains(kind) && flags != null && !isTyped(flags, "int")) {
             // Before anything else: the flags decide which fields the layout has.
             throw fieldType("field 'flags' is not a typed int, so the layout is unknown");
+        }
+        JsonNode tx = fields.get("tx");
+        if (WITH_TX.contains(kind) && (features.contains(TX_PIGGYBACK) || features.contains(TX_DIRECT_MAPPING))
+                && tx != null && !isTyped(tx, "int") && !isTyped(tx, "nil")) {
+            // Likewise: with a direct-mapping feature, tx's value decides which fields follow (spec 11.6).
+            throw fieldType("field 'tx' is neither a typed int nor nil, so the layout is unknown");
         }
         Writer out = new Writer(fields);
         write(kind, out, features);
@@ -286,12 +326,13 @@ final class Frames {
          * the first such error in layout order is remembered.
          */
         void add(String field, JsonNode value, String type) {
-            if (!isTyped(value, type)) {
+            if (!isTyped(value, wire(type))) {
                 wrongType("field '" + field + "' is " + describe(value) + ", not " + type);
                 return;
             }
-            if (type.equals("int") && intOf(value).bitLength() > 63) {
-                defer(WireError.unrepresentable("field '" + field + "': " + intOf(value) + " is outside int64"));
+            if (isTyped(value, "int") && outOfRange(value, type)) {
+                defer(WireError.unrepresentable("field '" + field + "': " + intOf(value) + " is outside the field's "
+                        + type + " range"));
                 return;
             }
             values.add(type.equals("uuid") && !value.has("era") ? ((ObjectNode) value.deepCopy()).put("era", ERA)
@@ -365,11 +406,18 @@ final class Frames {
         if (indices == null) {
             return;
         }
+        BigInteger previous = BigInteger.ONE.negate();
         for (JsonNode index : indices) {
             if (!index.isIntegralNumber() || index.bigIntegerValue().signum() < 0) {
                 out.wrongType("field '" + field + "' has a bit index that is not an int >= 0: " + index);
                 return;
             }
+            if (index.bigIntegerValue().compareTo(previous) <= 0) { // FR-FEATURES-ORDER
+                out.wrongType("field '" + field + "': bit index " + index + " after " + previous
+                        + " is not strictly ascending");
+                return;
+            }
+            previous = index.bigIntegerValue();
         }
         out.raw(Codec.typed("bin").put("hex", Hex.of(IgniteExt.bitmask(indices))));
     }
@@ -480,13 +528,13 @@ final class Frames {
 
     /** request_id, flags, [partition_assignment_timestamp], observable_timestamp, [error]; returns the flags. */
     private static BigInteger readResponseHeader(Cursor in, ObjectNode fields) throws WireError {
-        fields.set("request_id", in.next("request_id", "int"));
+        fields.set("request_id", in.next("request_id", "long"));
         fields.set("flags", in.next("flags", "int"));
         BigInteger flags = intOf(fields.get("flags"));
         if (flags.testBit(0)) { // PARTITION_ASSIGNMENT
-            fields.set("partition_assignment_timestamp", in.next("partition_assignment_timestamp", "int"));
+            fields.set("partition_assignment_timestamp", in.next("partition_assignment_timestamp", "long"));
         }
-        fields.set("observable_timestamp", in.next("observable_timestamp", "int"));
+        fields.set("observable_timestamp", in.next("observable_timestamp", "long"));
         if (isSet(flags, ERROR)) {
             fields.set("error", readError(in, in.next("error.trace_id")));
         }
@@ -494,12 +542,12 @@ final class Frames {
     }
 
     private static BigInteger writeResponseHeader(Writer out) throws WireError {
-        out.value("request_id", "int");
+        out.value("request_id", "long");
         BigInteger flags = out.integer("flags");
         if (isSet(flags, PARTITION_ASSIGNMENT)) {
-            out.value("partition_assignment_timestamp", "int");
+            out.value("partition_assignment_timestamp", "long");
         }
-        out.value("observable_timestamp", "int");
+        out.value("observable_timestamp", "long");
         if (isSet(flags, ERROR)) {
             writeError(out, out.take("error"));
         }
@@ -525,7 +573,7 @@ final class Frames {
                 return;
             case "request":
                 fields.set("op", in.next("op", "int"));
-                fields.set("request_id", in.next("request_id", "int"));
+                fields.set("request_id", in.next("request_id", "long"));
                 fields.set("payload", in.rest());
                 return;
             case "response":
@@ -539,7 +587,7 @@ final class Frames {
                 return;
             case "server-op-response":
                 fields.set("op", in.next("op", "int"));
-                fields.set("request_id", in.next("request_id", "int"));
+                fields.set("request_id", in.next("request_id", "long"));
                 fields.set("flags", in.next("flags", "int"));
                 if (isSet(intOf(fields.get("flags")), SERVER_OP_RESPONSE_ERROR)) {
                     fields.set("error", readError(in, in.next("error.trace_id")));
@@ -549,9 +597,9 @@ final class Frames {
                 return;
             case "tuple-request":
                 fields.set("op", in.next("op", "int"));
-                fields.set("request_id", in.next("request_id", "int"));
+                fields.set("request_id", in.next("request_id", "long"));
                 fields.set("table_id", in.next("table_id", "int"));
-                fields.set("tx", in.nullable("tx", "int"));
+                readTx(in, fields, features);
                 fields.set("schema_version", in.next("schema_version", "int"));
                 fields.set("no_value_set", in.next("no_value_set", "bitmask"));
                 fields.set("tuple", in.next("tuple", "bin"));
@@ -567,6 +615,15 @@ final class Frames {
                 return;
             case "sql-execute-request":
                 readSqlExecute(in, fields, features);
+                return;
+            case "tx-piggyback-response":
+            case "tx-direct-response":
+                if (!isSet(readResponseHeader(in, fields), ERROR)) {
+                    for (String[] meta : kind.equals("tx-piggyback-response") ? TX_PIGGYBACK_META : TX_DIRECT_META) {
+                        fields.set(meta[0], in.next(meta[0], meta[1]));
+                    }
+                    fields.set("payload", in.rest());
+                }
                 return;
             default:
                 throw new IllegalStateException(kind);
@@ -586,7 +643,7 @@ final class Frames {
                 return;
             case "request":
                 out.value("op", "int");
-                out.value("request_id", "int");
+                out.value("request_id", "long");
                 writePayload(out);
                 return;
             case "response":
@@ -600,7 +657,7 @@ final class Frames {
                 return;
             case "server-op-response":
                 out.value("op", "int");
-                out.value("request_id", "int");
+                out.value("request_id", "long");
                 if (isSet(out.integer("flags"), SERVER_OP_RESPONSE_ERROR)) {
                     writeError(out, out.take("error"));
                 } else {
@@ -609,9 +666,9 @@ final class Frames {
                 return;
             case "tuple-request":
                 out.value("op", "int");
-                out.value("request_id", "int");
+                out.value("request_id", "long");
                 out.value("table_id", "int");
-                out.nullable("tx", "int");
+                writeTx(out, features);
                 out.value("schema_version", "int");
                 out.value("no_value_set", "bitmask");
                 out.value("tuple", "bin");
@@ -628,12 +685,60 @@ final class Frames {
             case "sql-execute-request":
                 writeSqlExecute(out, features);
                 return;
+            case "tx-piggyback-response":
+            case "tx-direct-response":
+                if (!isSet(writeResponseHeader(out), ERROR)) {
+                    for (String[] meta : kind.equals("tx-piggyback-response") ? TX_PIGGYBACK_META : TX_DIRECT_META) {
+                        out.value(meta[0], meta[1]);
+                    }
+                    writePayload(out);
+                }
+                return;
             default:
                 throw new IllegalStateException(kind);
         }
     }
 
     private static final List<String> VERSION = List.of("version_major", "version_minor", "version_patch");
+
+    /** The fields after tx -1 (TX_PIGGYBACK) and tx 0 (TX_DIRECT_MAPPING), in wire order (spec 11.6). */
+    private static final List<String[]> TX_PIGGYBACK_FIELDS = List.of(new String[] {"tx_observable_timestamp", "long"},
+            new String[] {"tx_read_only", "bool"}, new String[] {"tx_timeout", "long"});
+    private static final List<String[]> TX_DIRECT_FIELDS = List.of(new String[] {"tx_enlistment_token", "long"},
+            new String[] {"tx_id", "uuid"}, new String[] {"tx_commit_table_id", "int"},
+            new String[] {"tx_commit_partition", "int"}, new String[] {"tx_coordinator_id", "uuid"},
+            new String[] {"tx_timeout", "long"});
+    /** writeTxMeta's fields before the op's payload, in the responses to those two forms. */
+    private static final List<String[]> TX_PIGGYBACK_META = List.of(new String[] {"tx_resource_id", "long"},
+            new String[] {"tx_id", "uuid"}, new String[] {"tx_coordinator_id", "uuid"}, new String[] {"tx_timeout", "long"});
+    private static final List<String[]> TX_DIRECT_META = List.of(new String[] {"tx_primary_node", "str"},
+            new String[] {"tx_enlistment_token", "long"}, new String[] {"tx_noop", "bool"});
+
+    /** The fields tx brings: its value with the features negotiated (a tx value is a typed int or nil). */
+    private static List<String[]> txForm(JsonNode tx, Set<String> features) {
+        if (isTyped(tx, "int") && intOf(tx).equals(txFirstDirect) && features.contains(TX_PIGGYBACK)) {
+            return TX_PIGGYBACK_FIELDS;
+        }
+        if (isTyped(tx, "int") && intOf(tx).equals(txDirect) && features.contains(TX_DIRECT_MAPPING)) {
+            return TX_DIRECT_FIELDS;
+        }
+        return List.of();
+    }
+
+    private static void readTx(Cursor in, ObjectNode fields, Set<String> features) throws WireError {
+        JsonNode tx = in.nullable("tx", "long");
+        fields.set("tx", tx);
+        for (String[] field : txForm(tx, features)) {
+            fields.set(field[0], in.next(field[0], field[1]));
+        }
+    }
+
+    private static void writeTx(Writer out, Set<String> features) throws WireError {
+        out.nullable("tx", "long");
+        for (String[] field : txForm(out.fields.get("tx"), features)) {
+            out.value(field[0], field[1]);
+        }
+    }
 
     private static void readVersion(Cursor in, ObjectNode fields) throws WireError {
         for (String field : VERSION) {
@@ -670,12 +775,12 @@ final class Frames {
             return;
         }
         fields.set("error", error);
-        fields.set("idle_timeout", in.next("idle_timeout", "int"));
+        fields.set("idle_timeout", in.next("idle_timeout", "long"));
         fields.set("node_id", in.next("node_id", "uuid"));
         fields.set("node_name", in.next("node_name", "str"));
         fields.set("cluster_ids", readUuidList(in, "cluster_ids"));
         fields.set("cluster_name", in.next("cluster_name", "str"));
-        fields.set("observable_timestamp", in.next("observable_timestamp", "int"));
+        fields.set("observable_timestamp", in.next("observable_timestamp", "long"));
         fields.set("product_major", in.next("product_major", "int"));
         fields.set("product_minor", in.next("product_minor", "int"));
         fields.set("product_maintenance", in.next("product_maintenance", "int"));
@@ -693,12 +798,12 @@ final class Frames {
             return;
         }
         out.raw(error);
-        out.value("idle_timeout", "int");
+        out.value("idle_timeout", "long");
         out.value("node_id", "uuid");
         out.value("node_name", "str");
         writeUuidList(out, "cluster_ids");
         out.value("cluster_name", "str");
-        out.value("observable_timestamp", "int");
+        out.value("observable_timestamp", "long");
         out.value("product_major", "int");
         out.value("product_minor", "int");
         out.value("product_maintenance", "int");
@@ -710,16 +815,16 @@ final class Frames {
 
     /** The nullable str/int settings between tx and property_count, in wire order. */
     private static final List<String[]> SQL_SETTINGS = List.of(new String[] {"schema", "str"},
-            new String[] {"page_size", "int"}, new String[] {"query_timeout", "int"},
-            new String[] {"idle_timeout", "int"}, new String[] {"time_zone", "str"});
+            new String[] {"page_size", "int"}, new String[] {"query_timeout", "long"},
+            new String[] {"idle_timeout", "long"}, new String[] {"time_zone", "str"});
 
     private static void readSqlExecute(Cursor in, ObjectNode fields, Set<String> features) throws WireError {
         fields.set("op", in.next("op", "int"));
-        fields.set("request_id", in.next("request_id", "int"));
+        fields.set("request_id", in.next("request_id", "long"));
         if (features.contains(SQL_DIRECT_TX_MAPPING)) {
             fields.set("direct_tx_mapping", in.next("direct_tx_mapping", "bool"));
         }
-        fields.set("tx", in.nullable("tx", "int"));
+        readTx(in, fields, features);
         for (String[] setting : SQL_SETTINGS) {
             fields.set(setting[0], in.nullable(setting[0], setting[1]));
         }
@@ -734,7 +839,7 @@ final class Frames {
         if (!isTyped(argumentsCount, "nil")) {
             fields.set("arguments_tuple", in.next("arguments_tuple", "bin"));
         }
-        fields.set("observable_timestamp", in.next("observable_timestamp", "int"));
+        fields.set("observable_timestamp", in.next("observable_timestamp", "long"));
         if (features.contains(SQL_PARTITION_AWARENESS)) {
             fields.set("partition_awareness", in.next("partition_awareness", "bool"));
         }
@@ -742,11 +847,11 @@ final class Frames {
 
     private static void writeSqlExecute(Writer out, Set<String> features) throws WireError {
         out.value("op", "int");
-        out.value("request_id", "int");
+        out.value("request_id", "long");
         if (features.contains(SQL_DIRECT_TX_MAPPING)) {
             out.value("direct_tx_mapping", "bool");
         }
-        out.nullable("tx", "int");
+        writeTx(out, features);
         for (String[] setting : SQL_SETTINGS) {
             out.nullable(setting[0], setting[1]);
         }
@@ -763,7 +868,7 @@ final class Frames {
             out.add("arguments_count", argumentsCount, "int");
             out.value("arguments_tuple", "bin");
         }
-        out.value("observable_timestamp", "int");
+        out.value("observable_timestamp", "long");
         if (features.contains(SQL_PARTITION_AWARENESS)) {
             out.value("partition_awareness", "bool");
         }

@@ -3,7 +3,7 @@
 //! Structure (as the Python, Java, C++ and JS runners):
 //!   read_tuple / write_tuple          header, offset table, value area (era 3.0; beta1 adds the null map)
 //!   decode_element / encode_element   one element per ColumnType
-//!   decode / encode                   the formats binary-tuple, object, object-array, table-row,
+//!   decode / encode                   the formats binary-tuple, object, object-array, batched-arguments, table-row,
 //!                                     collection, compute-arg; the MessagePack around a tuple (c0, bin, int N, the no-value BITMASK) goes
 //!                                     through codec.rs
 //! No library implements Binary Tuples, so the tuple is plain byte work. Everything in a tuple is little-endian
@@ -654,6 +654,59 @@ fn collection_parts(values: &[Value]) -> Result<Vec<Vec<u8>>> {
     Ok(parts)
 }
 
+/// Batched arguments (spec BT-BATCH): nil, or row length N, row count, a bool (ignored), then one bin of 3N
+/// elements per row; any other form is invalid.tuple-type (BT-BATCH-FORM).
+fn read_batch(outer: &[Value], era: &str) -> Result<Vec<Value>> {
+    let kind = |i: usize| outer.get(i).and_then(|v| v.get("type")).and_then(Value::as_str);
+    if kind(0) == Some("nil") {
+        check(outer.len() == 1, "invalid.tuple-type", || "batched arguments: nil followed by more values".into())?;
+        return Ok(Vec::new());
+    }
+    check(kind(0) == Some("int") && kind(1) == Some("int") && kind(2) == Some("bool"), "invalid.tuple-type", || {
+        "batched arguments are a row length, a count and a bool, then the rows".into()
+    })?;
+    let n = get_str(&outer[0], "value")?.parse::<i128>().unwrap_or(-1);
+    let rows = get_str(&outer[1], "value")?.parse::<i128>().unwrap_or(-1);
+    check(n >= 0 && rows >= 0 && (n > 0 || rows == 0), "invalid.tuple-type", || format!("batched arguments: row length {n}, count {rows}"))?;
+    check(rows == (outer.len() - 3) as i128, "invalid.tuple-type", || {
+        format!("batched arguments: count {rows}, {} values follow", outer.len() - 3)
+    })?;
+    let mut out = Vec::with_capacity(outer.len() - 3);
+    for row in &outer[3..] {
+        let bin = bin_of(row, "batch row")?;
+        let (parts, _) = read_tuple(&bin, 3 * n as u128, era)?; // n < 2^64: 3N is checked against the input first
+        let items = parts.chunks(3).map(|p| read_triple(p[0], p[1], p[2])).collect::<Result<Vec<_>>>()?;
+        out.push(json!({"type": "array", "items": items}));
+    }
+    Ok(out)
+}
+
+fn write_batch(values: &[Value], reg: &Registry) -> Result<Vec<u8>> {
+    if values.is_empty() {
+        return codec::encode(&[json!({"type": "nil"})], reg);
+    }
+    let rows = values
+        .iter()
+        .map(|v| match (v.get("type").and_then(Value::as_str), v.get("items").and_then(Value::as_array)) {
+            (Some("array"), Some(items)) => Ok(items),
+            _ => wire("unrepresentable", "batched arguments: every row is a typed array".to_owned()),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let n = rows[0].len();
+    check(rows.iter().all(|r| r.len() == n && n > 0), "unrepresentable", || {
+        format!("batched arguments: rows of lengths {:?} (one length >= 1 is written)", rows.iter().map(|r| r.len()).collect::<Vec<_>>())
+    })?;
+    let mut out = vec![json!({"type": "int", "value": n.to_string()}), json!({"type": "int", "value": rows.len().to_string()}), json!({"type": "bool", "value": false})];
+    for row in rows {
+        let mut parts = Vec::with_capacity(3 * n);
+        for v in row {
+            parts.extend(triple(v)?);
+        }
+        out.push(json!({"type": "bin", "hex": to_hex(&write_tuple(&parts, &[]))}));
+    }
+    codec::encode(&out, reg)
+}
+
 pub fn decode(fmt: &str, data: &[u8], era: &str, columns: &[Value], reg: &Registry) -> Result<Vec<Value>> {
     let columns = column_names(columns)?;
     if fmt == "binary-tuple" {
@@ -690,6 +743,7 @@ pub fn decode(fmt: &str, data: &[u8], era: &str, columns: &[Value], reg: &Regist
             let (parts, _) = read_tuple(&bin, 3 * n as u128, era)?; // n < 2^64: 3N is checked against the input first
             parts.chunks(3).map(|p| read_triple(p[0], p[1], p[2])).collect()
         }
+        "batched-arguments" => read_batch(&outer, era),
         "table-row" => {
             check(outer.len() > 1 || kind(0) != Some("bitmask"), "malformed.truncated", || "row: the input ends where the bin belongs".into())?;
             check(outer.len() == 2 && kind(0) == Some("bitmask"), "invalid.tuple-type", || {
@@ -762,6 +816,7 @@ pub fn encode(fmt: &str, values: &[Value], era: &str, reg: &Registry) -> Result<
             }
             codec::encode(&out, reg)
         }
+        "batched-arguments" => write_batch(values, reg),
         "table-row" => {
             let bits: Vec<usize> =
                 values.iter().enumerate().filter(|(_, v)| kind(v).as_deref() == Some("NO_VALUE")).map(|(i, _)| i).collect();

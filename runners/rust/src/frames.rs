@@ -27,6 +27,12 @@ pub const SERVER_OP_RESPONSE_ERROR: i128 = 4;
 pub const SQL_DIRECT_TX_MAPPING: &str = "SQL_DIRECT_TX_MAPPING";
 pub const SQL_MULTISTATEMENT_SUPPORT: &str = "SQL_MULTISTATEMENT_SUPPORT";
 pub const SQL_PARTITION_AWARENESS: &str = "SQL_PARTITION_AWARENESS";
+/// The features that bring the direct-mapping forms of tx (spec 11.6), and the tx values that start them
+/// (registry frames.tx_ids FIRST_DIRECT and DIRECT; Registry::load checks them).
+pub const TX_PIGGYBACK: &str = "TX_PIGGYBACK";
+pub const TX_DIRECT_MAPPING: &str = "TX_DIRECT_MAPPING";
+pub const TX_FIRST_DIRECT: i128 = -1;
+pub const TX_DIRECT: i128 = 0;
 
 /// The largest features bit index an encoder accepts: a bin of 64 KiB. A bigger index would make the encoder
 /// allocate what the request names, not what it holds.
@@ -35,7 +41,9 @@ const MAX_FEATURE_BIT: u64 = (64 << 10) * 8 - 1;
 /// A field's type (FRAMES.md section 2); `nullable` in [`Type`]. The error object is walked by `error`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Ty {
+    /// FR-INT-RANGE: what Java reads with unpackInt (Int) or unpackLong (Long); both typed ints.
     Int,
+    Long,
     Bool,
     Str,
     Bin,
@@ -49,9 +57,10 @@ enum Ty {
 
 impl Ty {
     fn name(self) -> &'static str {
-        match self.scalar() {
-            Some(typed) => typed,
-            None => match self {
+        match (self, self.scalar()) {
+            (Ty::Long, _) => "long",
+            (_, Some(typed)) => typed,
+            (_, None) => match self {
                 Ty::Features => "features (a list of bit indices)",
                 Ty::Extensions => "extensions (a list of [key, typed value] pairs)",
                 Ty::UuidList => "a list of typed uuids",
@@ -63,7 +72,7 @@ impl Ty {
     /// The typed-value `type` of a single-value field.
     fn scalar(self) -> Option<&'static str> {
         match self {
-            Ty::Int => Some("int"),
+            Ty::Int | Ty::Long => Some("int"),
             Ty::Bool => Some("bool"),
             Ty::Str => Some("str"),
             Ty::Bin => Some("bin"),
@@ -89,6 +98,16 @@ const fn nil_or(ty: Ty) -> Type {
 }
 
 const INT: Type = is(Ty::Int);
+const LONG: Type = is(Ty::Long);
+
+/// Whether n fits the field type's range (only Int and Long have one).
+fn in_range(ty: Ty, n: i128) -> bool {
+    match ty {
+        Ty::Int => i32::try_from(n).is_ok(),
+        Ty::Long => i64::try_from(n).is_ok(),
+        _ => true,
+    }
+}
 const BOOL: Type = is(Ty::Bool);
 const STR: Type = is(Ty::Str);
 const BIN: Type = is(Ty::Bin);
@@ -154,7 +173,7 @@ fn seen(v: &Value) -> Seen {
 type Layout = fn(&mut dyn Walk, &[&str]) -> Result<()>;
 
 /// (kind, starts with MAGIC, layout)
-const KINDS: [(&str, bool, Layout); 9] = [
+const KINDS: [(&str, bool, Layout); 11] = [
     ("handshake-request", true, layout_handshake_request),
     ("handshake-response", true, layout_handshake_response),
     ("request", false, layout_request),
@@ -164,6 +183,8 @@ const KINDS: [(&str, bool, Layout); 9] = [
     ("tuple-upsert-response", false, layout_tuple_upsert_response),
     ("tuple-get-response", false, layout_tuple_get_response),
     ("sql-execute-request", false, layout_sql_execute_request),
+    ("tx-piggyback-response", false, layout_tx_piggyback_response),
+    ("tx-direct-response", false, layout_tx_direct_response),
 ];
 
 fn kind(name: &str) -> Result<(bool, Layout)> {
@@ -203,12 +224,12 @@ fn layout_handshake_response(w: &mut dyn Walk, _: &[&str]) -> Result<()> {
     if !w.error("error", true)?.nil() {
         return Ok(()); // a failed handshake ends with its error
     }
-    w.field("idle_timeout", INT)?;
+    w.field("idle_timeout", LONG)?;
     w.field("node_id", UUID)?;
     w.field("node_name", STR)?;
     w.field("cluster_ids", is(Ty::UuidList))?;
     w.field("cluster_name", STR)?;
-    w.field("observable_timestamp", INT)?;
+    w.field("observable_timestamp", LONG)?;
     for name in ["product_major", "product_minor", "product_maintenance"] {
         w.field(name, INT)?;
     }
@@ -221,19 +242,19 @@ fn layout_handshake_response(w: &mut dyn Walk, _: &[&str]) -> Result<()> {
 
 fn layout_request(w: &mut dyn Walk, _: &[&str]) -> Result<()> {
     w.field("op", INT)?;
-    w.field("request_id", INT)?;
+    w.field("request_id", LONG)?;
     w.field("payload", is(Ty::Payload))?;
     Ok(())
 }
 
 /// The header every response kind shares; returns the flags.
 fn response_header(w: &mut dyn Walk) -> Result<i128> {
-    w.field("request_id", INT)?;
+    w.field("request_id", LONG)?;
     let flags = w.field("flags", INT)?.int()?;
     if flags & FLAG_PARTITION_ASSIGNMENT != 0 {
-        w.field("partition_assignment_timestamp", INT)?;
+        w.field("partition_assignment_timestamp", LONG)?;
     }
-    w.field("observable_timestamp", INT)?;
+    w.field("observable_timestamp", LONG)?;
     if flags & FLAG_ERROR != 0 {
         w.error("error", false)?;
     }
@@ -253,7 +274,7 @@ fn layout_response(w: &mut dyn Walk, _: &[&str]) -> Result<()> {
 
 fn layout_server_op_response(w: &mut dyn Walk, _: &[&str]) -> Result<()> {
     w.field("op", INT)?;
-    w.field("request_id", INT)?;
+    w.field("request_id", LONG)?;
     if w.field("flags", INT)?.int()? & SERVER_OP_RESPONSE_ERROR != 0 {
         w.error("error", false)?;
     } else {
@@ -262,11 +283,35 @@ fn layout_server_op_response(w: &mut dyn Walk, _: &[&str]) -> Result<()> {
     Ok(())
 }
 
-fn layout_tuple_request(w: &mut dyn Walk, _: &[&str]) -> Result<()> {
+/// tx, then the fields its direct-mapping form brings (spec 11.6). With a direct-mapping feature negotiated its
+/// value decides the layout: a tx neither int nor nil cannot wait (as flags of the wrong type).
+fn tx(w: &mut dyn Walk, features: &[&str]) -> Result<()> {
+    let has = |name: &str| features.contains(&name);
+    match w.field("tx", nil_or(Ty::Long))? {
+        Seen::Mistyped(failure) if has(TX_PIGGYBACK) || has(TX_DIRECT_MAPPING) => return Err(failure),
+        Seen::Int(TX_FIRST_DIRECT) if has(TX_PIGGYBACK) => {
+            w.field("tx_observable_timestamp", LONG)?;
+            w.field("tx_read_only", BOOL)?;
+            w.field("tx_timeout", LONG)?;
+        }
+        Seen::Int(TX_DIRECT) if has(TX_DIRECT_MAPPING) => {
+            w.field("tx_enlistment_token", LONG)?;
+            w.field("tx_id", UUID)?;
+            w.field("tx_commit_table_id", INT)?;
+            w.field("tx_commit_partition", INT)?;
+            w.field("tx_coordinator_id", UUID)?;
+            w.field("tx_timeout", LONG)?;
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+fn layout_tuple_request(w: &mut dyn Walk, features: &[&str]) -> Result<()> {
     w.field("op", INT)?;
-    w.field("request_id", INT)?;
+    w.field("request_id", LONG)?;
     w.field("table_id", INT)?;
-    w.field("tx", nil_or(Ty::Int))?;
+    tx(w, features)?;
     w.field("schema_version", INT)?;
     w.field("no_value_set", is(Ty::Bitmask))?;
     w.field("tuple", BIN)?;
@@ -288,17 +333,41 @@ fn layout_tuple_get_response(w: &mut dyn Walk, _: &[&str]) -> Result<()> {
     Ok(())
 }
 
+/// The response to a request whose tx was -1: writeTxMeta's fields, then the op's payload.
+fn layout_tx_piggyback_response(w: &mut dyn Walk, _: &[&str]) -> Result<()> {
+    if response_header(w)? & FLAG_ERROR == 0 {
+        w.field("tx_resource_id", LONG)?;
+        w.field("tx_id", UUID)?;
+        w.field("tx_coordinator_id", UUID)?;
+        w.field("tx_timeout", LONG)?;
+        w.field("payload", is(Ty::Payload))?;
+    }
+    Ok(())
+}
+
+/// The response to a request whose tx was 0: writeTxMeta's fields, then the op's payload.
+fn layout_tx_direct_response(w: &mut dyn Walk, _: &[&str]) -> Result<()> {
+    if response_header(w)? & FLAG_ERROR == 0 {
+        w.field("tx_primary_node", STR)?;
+        w.field("tx_enlistment_token", LONG)?;
+        w.field("tx_noop", BOOL)?;
+        w.field("payload", is(Ty::Payload))?;
+    }
+    Ok(())
+}
+
 fn layout_sql_execute_request(w: &mut dyn Walk, features: &[&str]) -> Result<()> {
     let has = |name: &str| features.contains(&name);
     w.field("op", INT)?;
-    w.field("request_id", INT)?;
+    w.field("request_id", LONG)?;
     if has(SQL_DIRECT_TX_MAPPING) {
         w.field("direct_tx_mapping", BOOL)?;
     }
-    w.field("tx", nil_or(Ty::Int))?;
+    tx(w, features)?;
     w.field("schema", nil_or(Ty::Str))?;
-    for name in ["page_size", "query_timeout", "idle_timeout"] {
-        w.field(name, nil_or(Ty::Int))?;
+    w.field("page_size", nil_or(Ty::Int))?;
+    for name in ["query_timeout", "idle_timeout"] {
+        w.field(name, nil_or(Ty::Long))?;
     }
     w.field("time_zone", nil_or(Ty::Str))?;
     w.field("property_count", INT)?;
@@ -310,7 +379,7 @@ fn layout_sql_execute_request(w: &mut dyn Walk, features: &[&str]) -> Result<()>
     if !w.field("arguments_count", nil_or(Ty::Int))?.nil() {
         w.field("arguments_tuple", BIN)?;
     }
-    w.field("observable_timestamp", INT)?;
+    w.field("observable_timestamp", LONG)?;
     if has(SQL_PARTITION_AWARENESS) {
         w.field("partition_awareness", BOOL)?;
     }
@@ -328,8 +397,13 @@ fn features_of_bin(bytes: &[u8]) -> Value {
 /// The minimal bin: no trailing zero bytes, empty set = empty bin. None when an index is not an integer >= 0.
 fn bin_of_features(bits: &[Value]) -> Option<std::result::Result<Vec<u8>, u64>> {
     let mut out = Vec::new();
+    let mut previous: Option<u64> = None;
     for bit in bits {
         let i = bit.as_u64()?;
+        if matches!(previous, Some(p) if i <= p) {
+            return None; // FR-FEATURES-ORDER: each set bit once, ascending
+        }
+        previous = Some(i);
         if i > MAX_FEATURE_BIT {
             return Some(Err(i));
         }
@@ -400,7 +474,11 @@ impl Reader {
 
     fn value(&mut self, name: &str, ty: Ty) -> Result<Value> {
         if let Some(wanted) = ty.scalar() {
-            return self.next_of(name, wanted);
+            let v = self.next_of(name, wanted)?;
+            return match seen(&v) {
+                Seen::Int(n) if !in_range(ty, n) => wire("frame.field-type", format!("{name}: {n} is outside the field's {} range", ty.name())),
+                _ => Ok(v),
+            };
         }
         match ty {
             Ty::Features => {
@@ -570,13 +648,13 @@ fn write_field(name: &str, slot: Slot, v: &Value, out: &mut Vec<Value>) -> Resul
     }
 }
 
-/// Every int field of a layout is a Java int or long: one outside int64 is refused, even if a uint64 holds it.
-/// (A value that is no decimal integer is left to the value encoder, which says so.)
-fn int64(name: &str, v: &Value) -> Result<()> {
+/// Every int field of a layout is a Java int or long (FR-INT-RANGE): one outside its range is refused, even if
+/// a uint64 holds it. (A value that is no decimal integer is left to the value encoder, which says so.)
+fn ranged(name: &str, ty: Ty, v: &Value) -> Result<()> {
     let text = v.get("value").and_then(Value::as_str).unwrap_or("");
     match parse_wide(text) {
-        Ok(Some(n)) if i64::try_from(n).is_ok() => Ok(()),
-        Ok(_) => wire("unrepresentable", format!("{name}: {} is outside int64", short(&json!(text)))),
+        Ok(Some(n)) if in_range(ty, n) => Ok(()),
+        Ok(_) => wire("unrepresentable", format!("{name}: {} is outside the field's {} range", short(&json!(text)), ty.name())),
         Err(_) => Ok(()),
     }
 }
@@ -587,8 +665,8 @@ fn write_value(name: &str, ty: Ty, v: &Value, out: &mut Vec<Value>) -> Result<bo
         if type_of(v) != wanted {
             return Ok(false);
         }
-        if ty == Ty::Int {
-            int64(name, v)?;
+        if matches!(ty, Ty::Int | Ty::Long) {
+            ranged(name, ty, v)?;
         }
         out.push(v.clone());
         return Ok(true);

@@ -149,6 +149,15 @@ impl Registry {
         for f in doc.pointer("/frames/features").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default() {
             features.push(text(f, "name").ok_or("a frames feature without name")?);
         }
+        // The direct-mapping tx ids the frame layouts name (frames.rs TX_FIRST_DIRECT, TX_DIRECT) are the registry's
+        // (a registry without the frames section, as the unit tests build, has no frame layer to check).
+        let frames = doc.pointer("/frames").is_some();
+        for (name, id) in [("FIRST_DIRECT", crate::frames::TX_FIRST_DIRECT), ("DIRECT", crate::frames::TX_DIRECT)].into_iter().filter(|_| frames) {
+            let listed = doc.pointer("/frames/tx_ids").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+            if !listed.iter().any(|t| t["name"] == name && t["id"].as_i64().map(i128::from) == Some(id)) {
+                return Err(format!("registry frames.tx_ids has no {name} = {id}"));
+            }
+        }
         Ok(Registry { eras, layouts, codes, types, features })
     }
 

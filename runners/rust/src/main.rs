@@ -43,7 +43,7 @@ fn start_response(reg: &Registry) -> Value {
         "capabilities": {
             "ops": ["encode", "decode"],
             "eras": reg.eras,
-            "formats": ["msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg", "frame"],
+            "formats": ["msgpack", "binary-tuple", "object", "object-array", "table-row", "collection", "compute-arg", "batched-arguments", "frame"],
         },
     })
 }
