@@ -114,6 +114,18 @@ verify-official: setup harness-bytecode official-sources
 # Every ref in turn (what the README's table of the official clients is made from).
 verify-official-all:
 	@for ref in $(IGNITE_REFS); do $(MAKE) --no-print-directory verify-official IGNITE_REF=$$ref || exit 1; done
+# The official runners' expected-failures files, regenerated from their causes.yaml (docs/official-clients.md): each
+# ref run WITHOUT a listing into $(OUT)/official-raw/<ref> (the harness exits 1 there: its failing verdicts are the
+# input), then tools/official_causes.py writes runners/<r>/expected-failures-<ref>.txt (exit 1: a verdict no cause takes).
+.PHONY: official-lists
+official-lists: setup harness-bytecode
+	@for ref in $(IGNITE_REFS); do \
+	  $(MAKE) --no-print-directory official-sources IGNITE_REF=$$ref || exit 1; \
+	  for r in $(OFFICIAL_LIST); do $(MAKE) --no-print-directory -C runners/$$r setup build IGNITE_REF=$$ref || exit 1; done; \
+	  rm -f $(OUT)/official-raw/$$ref/report.json; \
+	  IGNITE_REF=$$ref $(PY) -m harness verify --runners $(subst $(space),$(comma),$(strip $(OFFICIAL_LIST))) --no-matrix \
+	    --out $(OUT)/official-raw/$$ref $(ARGS); rc=$$?; [ $$rc -le 1 ] || exit $$rc; done
+	$(PY) tools/official_causes.py --runners $(subst $(space),$(comma),$(strip $(OFFICIAL_LIST))) --raw $(OUT)/official-raw
 # README's table "The official clients" from those runs and the cause headers (docs/official-clients.md).
 .PHONY: official-table
 official-table:

@@ -20,6 +20,7 @@ file names its own lines. Exit status: 0; 1 (unmatched or unlistable verdicts, o
 
 import argparse
 import bisect
+import functools
 import json
 import re
 import subprocess
@@ -130,14 +131,15 @@ def _per_ref(value, ref, where):
 
 
 def upstream_place(tree, ref, spec, where):
-    """'path:line[-line]@ref' of one upstream entry in the ref's tree, or None when the entry's refs leave out ref."""
+    """'path:line[-line]@ref' of one upstream entry in the ref's tree (tree(): its path, asked only when a pattern
+    must be looked up), or None when the entry's refs leave out ref."""
     if "refs" in spec and ref not in _list(spec["refs"]):
         return None
     path = _per_ref(spec["file"], ref, where)
     if "line" in spec:
         return f"{path}:{_per_ref(spec['line'], ref, where)}@{ref}"
     try:
-        text = (Path(tree) / path).read_text(encoding="utf-8")
+        text = (Path(tree()) / path).read_text(encoding="utf-8")
     except OSError as e:
         raise Unusable(f"{where}: {path} at {ref}: {e}") from None
     if "find" in spec:
@@ -242,6 +244,7 @@ def render(runner, ref, report, spec, tree):
     if result[0] is not None:
         return None, result[0]
     _, groups, ids_by_op, owner = result
+    spec.setdefault("used", set()).update(c["title"] for i, c in enumerate(causes) if groups[i])
     out = [line.format(ref=ref, runner=runner) for line in spec["preamble"]]
     out += [f"# Written by tools/official_causes.py from runners/{runner}/causes.yaml and a run's report.json",
             "# (docs/official-clients.md); each entry: vector  op  what the client did.", ""]
@@ -306,7 +309,7 @@ def main(argv=None):
                 report = json.loads(report_path.read_text(encoding="utf-8"))
             except (OSError, ValueError) as e:
                 raise Unusable(f"{report_path}: {e} (make it with `make official-lists`, docs/official-clients.md)") from None
-            tree = upstream_tree(ref)
+            tree = functools.lru_cache(maxsize=None)(functools.partial(upstream_tree, ref))
             for runner in runners:
                 text, problems = render(runner, ref, report, specs[runner], tree)
                 if problems:
@@ -327,6 +330,12 @@ def main(argv=None):
     except Unusable as e:
         print(f"official_causes: {e}", file=sys.stderr)
         return 2
+    if status == 0 and set(refs) == set(REFS):
+        for runner, spec in specs.items():
+            for c in spec["causes"]:
+                if c["title"] not in spec.get("used", ()):
+                    print(f"official_causes: note: {runner}'s cause {c['title']!r} took no verdict at any ref "
+                          f"(obsolete? then remove it from causes.yaml)", file=sys.stderr)
     return status
 
 
