@@ -108,7 +108,7 @@ def load_causes(path):
             raise Unusable(f"{where}: a title is a unique string without '|'")
         titles.add(title)
         if str(c["fixed"]).split(" ")[0] not in ("yes", "no", "n/a"):
-            raise Unusable(f"{where}: fixed must be yes, 'yes <commit>', no or n/a")
+            raise Unusable(f"{where}: fixed must be 'yes', 'yes <commit>', 'no' or n/a (quoted: YAML reads a bare yes/no as a boolean)")
         ups = c["upstream"]
         if not isinstance(ups, list) or not ups or not all(isinstance(u, dict) and "file" in u for u in ups):
             raise Unusable(f"{where}: upstream is a non-empty list of {{file: ..., find|regex|line: ...}}")
