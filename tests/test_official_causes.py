@@ -27,7 +27,8 @@ CAUSES = {
          "upstream": [{"file": "modules/Unpacker.java", "regex": r"case UINT64:", "end": r"return v;"},
                       {"file": "modules/Old.java", "line": {"3.0.0": 7, "3.1.0": 9}, "refs": ["3.0.0", "3.1.0"]}],
          "entry": "read as negative",
-         "match": [{"verdict": "fail", "vector": "int.u64.*", "op": "decode*", "detail": "values differ"}]},
+         "match": [{"verdict": "fail", "vector": "int.u64.*", "op": "decode*", "detail": "values differ",
+                    "refs": ["3.0.0", "3.1.0"]}]},
         {"title": "any other int decode", "rules": ["MP-INT-CANON"], "fixed": "n/a",
          "upstream": [{"file": "modules/Unpacker.java", "line": 1}],
          "match": [{"vector": "int.*", "not_vector": "int.keep.*"}]},
@@ -100,9 +101,14 @@ def test_causes_in_order_globs_only_where_every_verdict_is_the_causes(tmp_path):
 
 
 def test_refs_and_per_ref_lines(tmp_path):
+    r, out = run(tmp_path, [v("int.u64.max", "decode", "fail", "values differ")], ref="3.0.0")
+    assert r.returncode == 0, r.stderr
+    assert "upstream: modules/Unpacker.java:4-6@3.0.0, modules/Old.java:7@3.0.0 | fixed-on-main" in out.read_text()
+    # at main the uint64 matcher's refs leave it out: the next cause takes the verdict, with main's lines
     r, out = run(tmp_path, [v("int.u64.max", "decode", "fail", "values differ")], ref="main")
     assert r.returncode == 0, r.stderr
-    assert "upstream: modules/Unpacker.java:4-6@main | fixed-on-main" in out.read_text()  # Old.java's refs leave out main
+    assert [line for line in out.read_text().splitlines() if line.startswith("## ")] == [
+        "## cause: any other int decode | rule: MP-INT-CANON | upstream: modules/Unpacker.java:1@main | fixed-on-main: n/a"]
 
 
 def test_a_failure_no_cause_takes_writes_nothing(tmp_path):

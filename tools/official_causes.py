@@ -34,7 +34,7 @@ RUNNERS = ("ignite-java", "ignite-cpp", "ignite-dotnet")
 REFS = ("3.0.0", "3.1.0", "main")
 GLOB_LIMIT = 200  # harness/expectations.py WILDCARD_CAP
 FAULTS = ("crash", "timeout", "protocol-error", "abandoned")
-MATCH_KEYS = {"verdict", "vector", "not_vector", "op", "not_op", "detail", "detail_re", "diagnosis"}
+MATCH_KEYS = {"verdict", "vector", "not_vector", "op", "not_op", "detail", "detail_re", "diagnosis", "refs"}
 CAUSE_KEYS = {"title", "rules", "upstream", "fixed", "notes", "entry", "match"}
 UPSTREAM_KEYS = {"file", "find", "regex", "end", "line", "refs"}
 
@@ -69,14 +69,18 @@ class Matcher:
         self.not_op = [glob_rx(g) for g in _list(spec.get("not_op"))]
         self.detail = _list(spec.get("detail"))
         self.diagnosis = _list(spec.get("diagnosis"))
+        self.refs = _list(spec.get("refs"))
+        if any(r not in REFS for r in self.refs):
+            raise Unusable(f"{where}: refs are {', '.join(REFS)}")
         try:
             self.detail_re = re.compile(spec["detail_re"]) if "detail_re" in spec else None
         except re.error as e:
             raise Unusable(f"{where}: detail_re: {e}") from None
 
-    def __call__(self, v):
+    def __call__(self, v, ref):
         detail = v.get("detail") or ""
-        return ((self.verdict is None or v["verdict"] == self.verdict)
+        return ((not self.refs or ref in self.refs)
+                and (self.verdict is None or v["verdict"] == self.verdict)
                 and (not self.vector or any(r.match(v["vector"]) for r in self.vector))
                 and not any(r.match(v["vector"]) for r in self.not_vector)
                 and (not self.op or any(r.match(v["op"]) for r in self.op))
@@ -222,7 +226,7 @@ def listing(runner, ref, report, causes):
             v = dict(v, verdict=v.get("outcome", "fail"))
         if v["verdict"] not in ("fail", "skip"):
             continue
-        hit = next((i for i, c in enumerate(causes) if any(m(v) for m in c["match"])), None)
+        hit = next((i for i, c in enumerate(causes) if any(m(v, ref) for m in c["match"])), None)
         if hit is None:
             unmatched.append(v)
             continue
