@@ -101,10 +101,16 @@ verify-official: setup harness-bytecode official-sources
 # Every ref in turn (what the README's table of the official clients is made from).
 verify-official-all:
 	@for ref in $(IGNITE_REFS); do $(MAKE) --no-print-directory verify-official IGNITE_REF=$$ref || exit 1; done
+# README's table "The official clients" from those runs and the cause headers (docs/official-clients.md).
+.PHONY: official-table
+official-table:
+	$(PY) tools/official_table.py --official $(OUT)/official --readme README.md
 
-# The dashboard, Markdown summary and badges from the last run's report.
+# The dashboard, Markdown summary and badges from the last run's report (with the official clients' section when
+# their per-ref runs are in $(OUT)/official: docs/official-clients.md).
 report: setup
-	$(PY) -m dashboard --report $(OUT)/report.json --corpus vectors --out $(OUT)
+	$(PY) -m dashboard --report $(OUT)/report.json --corpus vectors --out $(OUT) \
+	    $(if $(wildcard $(OUT)/official/*/report.json),--official $(OUT)/official)
 
 # The tests run the Python runner (runners/python; tests/test_add_a_type.py in a scratch copy of the repository):
 # its setup installs python3-msgpack. -n: pytest-xdist workers, one per core (PYTEST_WORKERS=0: one process).

@@ -5,7 +5,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from dashboard import badges, model, page, summary
+from dashboard import badges, model, official, page, summary
 from harness import threads
 
 
@@ -17,6 +17,11 @@ def parser():
     p.add_argument("--registry", default=str(model.REPO / "schema" / "registry.json"),
                    help="the registry with the spec rules (schema/registry.json)")
     p.add_argument("--out", default="out", help="output directory (default out/)")
+    p.add_argument("--official", metavar="DIR",
+                   help="add the official clients' section from DIR/<ref>/report.json and the runners' "
+                        "expected-failures-<ref>.txt (dashboard/official.py; e.g. out/official)")
+    p.add_argument("--runners-dir", default=str(model.REPO / "runners"),
+                   help="where the official runners' expected-failures-<ref>.txt live (default runners/)")
     p.add_argument("--dashboard-url", default="dashboard.html",
                    help="where summary.md links point (e.g. the URL of the uploaded dashboard)")
     return p
@@ -24,7 +29,11 @@ def parser():
 
 def run(args):
     report = model.read_report(args.report)
-    data = model.build(report, model.read_corpus(args.corpus), model._read_json(args.registry, "registry"))
+    registry = model._read_json(args.registry, "registry")
+    data = model.build(report, model.read_corpus(args.corpus), registry)
+    if args.official:
+        data["official"] = official.build(args.official, args.runners_dir, read_report=model.read_report,
+                                          rule_ids=[r["id"] for r in registry.get("rules", [])])
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     html = page.render(data)

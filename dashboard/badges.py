@@ -11,8 +11,9 @@ def badge(runner):
     c = runner["counts"]
     total = sum(c.values())
     passed = c["pass"] + c["info"]
-    # Expected failures and unclaimed ops are named on the badge: a green badge over half the suite says so.
-    extra = "".join(f", {c[k]} {word}" for k, word in (("xfail", "xfail"), ("unclaimed", "unclaimed")) if c.get(k))
+    # Coarse classes, expected failures and unclaimed ops are named on the badge: a green badge over half the suite
+    # says so.
+    extra = "".join(f", {c[k]} {k}" for k in ("coarse", "xfail", "unclaimed") if c.get(k))
     unmet = runner.get("unmet_requirements") or []
     if runner["start_error"]:
         message, color = "did not start", "red"

@@ -26,12 +26,12 @@ function vectorDetail(id) {
   }
   return VECTORS.get(id);
 }
-const STATE_TEXT = {pass: "✓ pass", info: "i info", xfail: "≈ expected failure", fail: "✗ fail",
+const STATE_TEXT = {pass: "✓ pass", info: "i info", coarse: "≃ coarse class", xfail: "≈ expected failure", fail: "✗ fail",
                     crash: "‼ crash", unclaimed: "∅ unclaimed", none: "– not run"};
-const VERDICT_STATE = {pass: "pass", info: "info", xfail: "xfail", fail: "fail", xpass: "fail", skip: "fail",
+const VERDICT_STATE = {pass: "pass", info: "info", coarse: "coarse", xfail: "xfail", fail: "fail", xpass: "fail", skip: "fail",
                        crash: "crash", timeout: "crash", "protocol-error": "crash", abandoned: "crash", fault: "crash",
                        unclaimed: "unclaimed"};
-const SEVERITY = ["crash", "fail", "xfail", "unclaimed", "pass", "info"];     // as dashboard/status.py
+const SEVERITY = ["crash", "fail", "xfail", "unclaimed", "coarse", "pass", "info"];     // as dashboard/status.py
 
 // el("td", {class: "x", onclick: f}, child, "text", ...): a DOM element; text is never parsed as HTML.
 function el(tag, attrs, ...children) {
@@ -93,7 +93,7 @@ function renderHeader() {
 }
 
 function renderRunners() {
-  const cols = ["pass", "info", "xfail", "fail", "xpass", "skip", "crash", "timeout", "protocol-error", "abandoned",
+  const cols = ["pass", "coarse", "info", "xfail", "fail", "xpass", "skip", "crash", "timeout", "protocol-error", "abandoned",
                 "unclaimed"];
   table($("runner-table"),
     ["runner", "state", "language", "library", ...cols.map(c => ({text: c, num: true})), "restarts", "stale"],
@@ -383,6 +383,54 @@ function renderCross() {
                        el("div", {class: "scroll"}, t));
 }
 
+// ---------- official clients ----------
+// Shape (dashboard/official.py build): {"refs", "runners", "rows": [{"runner", "ref", "commit", "run",
+//   "library_version", "counts": {pass, coarse, xfail, info, unclaimed, unexpected}}], "causes": {runner: [{"title",
+//   "rules", "upstream": [{"text", "url"}], "fixed", "notes", "by_ref": {ref: {"entries", "verdicts"}}}]}, "problems"}.
+function renderOfficial() {
+  const o = DATA.official, body = $("official-body");
+  if (!o) {
+    body.replaceChildren(el("p", {class: "notice", "data-role": "official-missing"},
+      "Not in this page: it was built without --official (python3 -m dashboard --official out/official, after " +
+      "the official runners ran per Ignite ref into out/official/<ref>)."));
+    return;
+  }
+  const keys = ["pass", "coarse", "xfail", "unclaimed", "info", "unexpected"];
+  const counts = el("table", {"data-role": "official-counts"});
+  table(counts, ["client", "ref", "version", ...["pass", "coarse", "fail (xfail)", "unclaimed", "info", "unexpected"]
+    .map(text => ({text, num: true}))], o.rows.map(r => el("tr", {},
+      el("th", {class: "rowhead"}, r.runner), el("td", {class: "mono"}, `${r.ref} (${r.commit})`),
+      el("td", {}, r.run ? (r.library_version ?? "—") : chip("none", "– not run")),
+      keys.map(k => el("td", {class: "num" + (k === "unexpected" && r.counts[k] ? " fail" : "")},
+        r.run ? String(r.counts[k]) : "—")))), true);
+  const ruleLink = id => el("a", {href: "#rule=" + encodeURIComponent(id), class: "mono",
+    title: (DATA.rules.find(x => x.id === id) || {}).title || "not in schema/registry.json"}, id);
+  const causes = o.runners.map(name => {
+    const list = o.causes[name] || [];
+    if (!list.length) return el("div", {}, el("h3", {}, name), el("p", {class: "hint"}, "No deviation listed."));
+    const t = el("table", {"data-role": "official-causes"});
+    table(t, ["cause", "rule", "upstream", "fixed on main", ...o.refs.map(text => ({text, num: true}))],
+      list.map(c => el("tr", {}, el("th", {class: "rowhead", title: (c.notes || []).join("\n")}, c.title),
+        el("td", {}, c.rules.length ? c.rules.map((r, i) => [i ? ", " : "", ruleLink(r)]) : "none"),
+        el("td", {}, c.upstream.map((u, i) => [i ? ", " : "", el("a", {href: u.url, class: "mono"}, u.text)])),
+        el("td", {class: c.fixed.startsWith("yes") ? "pass" : ""}, c.fixed),
+        o.refs.map(ref => {
+          const x = c.by_ref[ref];
+          return el("td", {class: "num"}, !x ? "—" : x.verdicts === null ? `not run (${x.entries} entries)` :
+            String(x.verdicts));
+        }))), true);
+    return el("div", {}, el("h3", {}, name, " ", el("span", {class: "hint"}, "deviations by cause (xfail verdicts per ref)")),
+      el("div", {class: "scroll"}, t));
+  });
+  const problems = (o.problems || []).length ? el("details", {}, el("summary", {class: "fail"},
+    `${o.problems.length} problem(s) in the expected-failures files`),
+    el("pre", {}, o.problems.join("\n"))) : null;
+  body.replaceChildren(el("p", {class: "hint"}, "Each official client's own wire code, wrapped in a thin runner, per " +
+    "Ignite ref. fail (xfail): verdicts that differ from the corpus, each listed under its cause; coarse: rejected " +
+    "with the error-class family the client's exception names."), el("div", {class: "scroll"}, counts),
+    ...causes, problems);
+}
+
 // ---------- versions ----------
 function renderVersions() {
   const m = DATA.meta;
@@ -439,6 +487,7 @@ async function init() {
   $("uncovered-only").addEventListener("change", renderRules);
   renderRules();
   renderXfail();
+  renderOfficial();
   renderVersions();
   $("detail-close").addEventListener("click", closeDetail);
   document.addEventListener("keydown", e => { if (e.key === "Escape" && !$("detail").hidden) closeDetail(); });

@@ -1,18 +1,19 @@
-"""Verdicts grouped into the five states the reports show, each with a colour, a symbol and a word."""
+"""Verdicts grouped into the six states the reports show, each with a colour, a symbol and a word."""
 
 # verdict -> state. A state is shown with colour AND text, never colour alone.
 STATE = {
-    "pass": "pass", "info": "info",
+    "pass": "pass", "info": "info", "coarse": "coarse",
     "xfail": "xfail",
     "fail": "fail", "xpass": "fail", "skip": "fail",
     "crash": "crash", "timeout": "crash", "protocol-error": "crash", "abandoned": "crash",
     "unclaimed": "unclaimed",
 }
 # Worst first: the state of a group of verdicts is the worst state in it. 'info' (what a runner did where the spec
-# lets it choose) is no worse than a pass: a group reads 'info' only when none of it passed.
-SEVERITY = ("crash", "fail", "xfail", "unclaimed", "pass", "info")
+# lets it choose) is no worse than a pass: a group reads 'info' only when none of it passed. 'coarse' (rejected,
+# the class judged on the family the runner declared) is not failing, yet less than an exact pass.
+SEVERITY = ("crash", "fail", "xfail", "unclaimed", "coarse", "pass", "info")
 FAILING = ("fail", "xpass", "skip", "crash", "timeout", "protocol-error", "abandoned")
-VERDICTS = ("pass", "fail", "xfail", "xpass", "skip", "crash", "timeout", "protocol-error", "abandoned", "info",
+VERDICTS = ("pass", "coarse", "fail", "xfail", "xpass", "skip", "crash", "timeout", "protocol-error", "abandoned", "info",
             "unclaimed")
 
 

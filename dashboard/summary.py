@@ -7,7 +7,8 @@ from urllib.parse import quote
 from dashboard.status import FAILING
 
 MAX_FAILING_ROWS = 100
-MARK = {"pass": "✅ pass", "info": "✅ pass", "xfail": "✅ pass (expected failures)", "fail": "❌ fail",
+MARK = {"pass": "✅ pass", "info": "✅ pass", "coarse": "✅ pass (some classes coarse)",
+        "xfail": "✅ pass (expected failures)", "fail": "❌ fail",
         "crash": "💥 crash", "unclaimed": "✅ pass (part unclaimed)", "none": "➖ nothing ran",
         "nothing_checked": "➖ nothing checked (all unclaimed)"}
 
@@ -27,17 +28,19 @@ def render(data, dashboard_url="dashboard.html"):
     failing_total = meta["totals"]["failed"]
     sel = meta["selection"]
     head = "❌" if failing_total else "✅"
-    unclaimed = meta["totals"].get("unclaimed")
-    lines = [f"## {head} Ignite 3 wire-value conformance: {meta['totals']['passed']} passed, {failing_total} failed"
+    unclaimed, coarse = meta["totals"].get("unclaimed"), meta["totals"].get("coarse")
+    lines = [f"## {head} Ignite 3 wire-value conformance: {meta['totals']['passed']} passed"
+             + (f" ({coarse} coarse: rejected with a class family the runner declares)" if coarse else "")
+             + f", {failing_total} failed"
              + (f", {unclaimed} unclaimed (outside the runners' claimed capabilities)" if unclaimed else ""),
              "",
              f"Corpus {meta['corpus_version']} · harness {meta['harness_version']} · {meta['timestamp']} · "
              f"{sel['vectors']} vectors, {sel['ops']} operations per runner"
              + ("" if sel["full"] else " (a selection, not the whole corpus)")
              + f" · [dashboard]({dashboard_url})", "",
-             "| runner | library | pass | info | expected failures | fail | crash / timeout / protocol / abandoned | "
-             "skip / xpass | unclaimed | stale | status |",
-             "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
+             "| runner | library | pass | coarse | info | expected failures | fail | "
+             "crash / timeout / protocol / abandoned | skip / xpass | unclaimed | stale | status |",
+             "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|"]
     unmet = []
     for r in runners:
         c = r["counts"]
@@ -50,7 +53,7 @@ def render(data, dashboard_url="dashboard.html"):
         elif not r["failing"] and r["nothing_checked"]:
             status = MARK["nothing_checked"]
         lines.append("| " + " | ".join(_cell(x) for x in (
-            r["name"], lib, c["pass"], c["info"], c["xfail"], c["fail"],
+            r["name"], lib, c["pass"], c.get("coarse", 0), c["info"], c["xfail"], c["fail"],
             c["crash"] + c["timeout"] + c["protocol-error"] + c.get("abandoned", 0), c["skip"] + c["xpass"],
             c.get("unclaimed", 0),
             len(r["expectations"]["stale"]), status)) + " |")

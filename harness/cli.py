@@ -1,6 +1,7 @@
 """Command line: python3 -m harness verify --runners a,b [options]   (and: annotate HEX, report-journal).
 
-Exit status: 0 when nothing fails the run, 1 when something does, 2 for usage and configuration errors
+Exit status: 0 when nothing fails the run, 1 when something does (or nothing was checked: every verdict
+unclaimed, unless --allow-nothing-checked), 2 for usage and configuration errors
 (invalid corpus, unknown runner, bad expected-failures file, empty selection), 3 for an internal error of the
 harness, 130 / 143 when SIGINT / SIGTERM stopped the run. With 3, 130 and 143 report.json and junit.xml hold
 the verdicts gathered so far (report.json says "incomplete"), when the harness got as far as running runners.
@@ -78,6 +79,9 @@ def parser():
                    help="capabilities every runner must claim, e.g. era=3.0,format=binary-tuple,op=encode or "
                         "format=* (every format of the protocol schema; repeatable); ops outside a runner's claims "
                         "are 'unclaimed', which alone does not fail")
+    v.add_argument("--allow-nothing-checked", action="store_true",
+                   help="exit 0 when nothing was checked (every verdict unclaimed, or none at all); without it such a "
+                        "run exits 1, its last line ending 'NOTHING CHECKED'")
     v.add_argument("--max-diagnoses", type=_number(int, 0, 1_000_000), default=20, metavar="N",
                    help="full diagnoses printed per runner; the rest are one line each (default 20)")
     v.add_argument("--fail-fast", action="store_true",

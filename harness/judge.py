@@ -21,7 +21,7 @@ RAW_FAILING = ("fail", "skip", "crash", "timeout", "protocol-error")
 
 @dataclass
 class Outcome:
-    verdict: str                   # pass | fail | skip | crash | timeout | protocol-error
+    verdict: str                   # pass | coarse | fail | skip | crash | timeout | protocol-error
     detail: str                    # one line
     diagnosis: list = field(default_factory=list)   # extra lines for humans
     answer: str = None             # what the runner said: values | hex | error:<class> | skipped | None
@@ -472,6 +472,29 @@ def _reject(vector, op, response):
     return Outcome("fail", f"expected error {wanted}, but it encoded",
                    [f"expected class: {wanted}", f"actual outcome: wrote {response['hex']}"] +
                    _annotated(vector, bytes.fromhex(response["hex"])) + context, answer="hex")
+
+
+REJECT_OPS = ("reject", "reject-encode")
+
+
+def ancestor(family, error_class):
+    """True when family is a proper ancestor of error_class: a prefix of it ending on a '.' boundary ('malformed'
+    of 'malformed.truncated'; 'invalid.tuple' is no ancestor of 'invalid.tuple-length')."""
+    return error_class.startswith(family + ".")
+
+
+def coarse(op, outcome, families):
+    """A failing reject / reject-encode outcome judged on the runner's declared coarse_classes (its start answer,
+    runners/PROTOCOL.md): when the class it answered is one of families and an ancestor of the vector's class,
+    the input was rejected and only the class's granularity is the family's: a 'coarse' Outcome (not failing,
+    counted apart from 'pass'). Any other outcome is returned as it is."""
+    answer_ = outcome.answer
+    if outcome.verdict != "fail" or op.name not in REJECT_OPS or not answer_ or not answer_.startswith("error:"):
+        return outcome
+    got, wanted = answer_[len("error:"):], op.vector["error"]
+    if got not in families or not ancestor(got, wanted):
+        return outcome
+    return Outcome("coarse", f"rejected with {got}, the declared coarse class above {wanted}", answer=answer_)
 
 
 def _annotated(vector, data):

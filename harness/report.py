@@ -118,14 +118,16 @@ def _keep(cache, key, text):
 
 
 def totals(runs):
-    passed = failed = unclaimed = 0
+    passed = failed = unclaimed = coarse = checked = 0
     for _, result, verdicts, advice in runs:
         c = counts_of(result, verdicts)
-        passed += c["pass"] + c["xfail"] + c["info"]
+        passed += c["pass"] + c["coarse"] + c["xfail"] + c["info"]
         failed += sum(c[k] for k in FAILING)
         failed += len(advice.stale) + len(result.unmet)
         unclaimed += c["unclaimed"]
-    return {"passed": passed, "failed": failed, "unclaimed": unclaimed}
+        coarse += c["coarse"]
+        checked += sum(c.values()) - c["unclaimed"]
+    return {"passed": passed, "failed": failed, "unclaimed": unclaimed, "coarse": coarse, "checked": checked}
 
 
 def write(path, report):

@@ -5,10 +5,12 @@ from dataclasses import dataclass, field
 # Verdicts that fail the run. 'skip' fails too: a runner that cannot do something must say so in its list.
 # 'abandoned': never sent, because the runner was given up after too many crashes / timeouts in a row.
 FAILING = ("fail", "skip", "crash", "timeout", "protocol-error", "abandoned", "xpass")
-PASSING = ("pass", "xfail", "info", "unclaimed")
+PASSING = ("pass", "coarse", "xfail", "info", "unclaimed")
+# 'coarse': a reject answered with a class the runner declared in capabilities.coarse_classes that is an ancestor of
+# the expected one (judge.coarse): rejected, the class judged on its family; needs no listing, shown apart from 'pass'.
 # 'unclaimed': outside the eras / formats / ops of the runner's start answer; not sent, needs no listing, shown
 # everywhere (and --require turns a missing capability into a failure).
-ORDER = ("pass", "fail", "xfail", "xpass", "skip", "crash", "timeout", "protocol-error", "abandoned", "info",
+ORDER = ("pass", "coarse", "fail", "xfail", "xpass", "skip", "crash", "timeout", "protocol-error", "abandoned", "info",
          "unclaimed")
 FAULTS = ("crash", "timeout", "protocol-error", "abandoned")     # the runner broke (JUnit: error)
 

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 
 from harness import schemas
-from harness.judge import NotAnAnswer, Outcome, answer
+from harness.judge import NotAnAnswer, Outcome, answer, coarse
 from harness.ops import encode_line, start_request, unsupported
 from harness.runner_process import EOF, STOP, TIMEOUT, Interrupted, LineTooLong, RunnerProcess, clean_line
 from harness.text import clean, first_line as _first_line
@@ -59,6 +59,7 @@ class Session:
         self.next_id = 1
         self.proc = None
         self.prestarted = None      # a process started before the plan was made (harness/prestart.py), used once
+        self.coarse = ()            # the start answer's capabilities.coarse_classes (judge.coarse)
 
     def run(self, ops, result=None):
         """A RunnerResult with one Outcome per op; fewer when the run is interrupted (stop_all())."""
@@ -206,6 +207,8 @@ class Session:
             self._record(result, op, Outcome("abandoned", f"not sent: the runner was {self.abandoned}"))
 
     def _record(self, result, op, outcome):
+        if self.coarse and outcome.verdict == "fail":
+            outcome = coarse(op, outcome, self.coarse)
         if outcome.verdict != "pass":       # passes hold the harness's own words only
             outcome.detail = clean(outcome.detail)
             outcome.diagnosis = [clean(line) for line in outcome.diagnosis]
@@ -309,6 +312,22 @@ class Session:
                     f"this corpus is {self.corpus_version}"), None
         if info["name"] != self.config.name:
             return f"runner calls itself '{info['name']}', expected '{self.config.name}'", None
+        problem = coarse_problem(info["capabilities"].get("coarse_classes", ()))
+        if problem:
+            return problem, None
+        self.coarse = tuple(info["capabilities"].get("coarse_classes", ()))
         for key in ("language", "library", "library_version"):     # shown in every summary line and page
             info[key] = clean(info[key], 200)
         return None, info
+
+
+def coarse_problem(declared):
+    """Why a start answer's capabilities.coarse_classes cannot be used, or None: each must be an error class of
+    schema/registry.json or a family of some (an ancestor on a '.' boundary: 'malformed', 'invalid')."""
+    classes = [c["class"] for c in schemas.load("registry.json")["error_classes"]]
+    for name in declared:
+        if name not in classes and not any(c.startswith(name + ".") for c in classes):
+            families = sorted({c.rsplit(".", i)[0] for c in classes for i in range(1, c.count(".") + 1)})
+            return (f"capabilities.coarse_classes: '{name}' is neither an error class of schema/registry.json nor a "
+                    f"family of one on a '.' boundary (families: {', '.join(families)})")
+    return None

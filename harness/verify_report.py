@@ -3,7 +3,8 @@ junit.xml written, each runner's results printed (the worst failures with full d
 expected-failures advice, a closing line), the matrix, the totals; a complete full run's prepared plan kept for
 the next run (harness/plan_cache.py).
 
-Exit status: 0 when nothing fails the run, 1 when something does; an incomplete run's is incomplete.exit_status()."""
+Exit status: 0 when nothing fails the run, 1 when something does or when nothing was checked (every verdict
+'unclaimed', or none at all) without --allow-nothing-checked; an incomplete run's is incomplete.exit_status()."""
 
 from harness import incomplete, junit, matrix, plan_cache, report, results
 from harness.text import shown_path
@@ -21,12 +22,12 @@ def report_run(plan, judged, args, out, stdout, stderr):
     if grid:
         matrix.print_matrix(grid, args.max_diagnoses, lambda text: print(text, file=stdout))
     print(f"reports: {out / 'report.json'}, {out / 'junit.xml'}, {out / 'verdicts.jsonl'}", file=stderr)
-    totals = print_totals(rep, stdout)
+    totals = print_totals(rep, stdout, args.allow_nothing_checked)
     if plan.to_store and not stopped:
         plan_cache.store(plan.cache_dir, plan.catalog, plan.selected, plan.to_store)
     if stopped:
         return incomplete.exit_status()
-    return 0 if totals["failed"] == 0 else 1
+    return 0 if totals["failed"] == 0 and (totals["checked"] or args.allow_nothing_checked) else 1
 
 
 def write_reports(out, rep, final):
@@ -35,14 +36,21 @@ def write_reports(out, rep, final):
                                     for config, result, verdicts, _ in final])
 
 
-def print_totals(rep, stdout):
-    """The INCOMPLETE line (if any) and the closing totals line; returns the totals."""
+def print_totals(rep, stdout, allow_nothing_checked=False):
+    """The INCOMPLETE line (if any) and the closing totals line; returns the totals. The line ends 'NOTHING CHECKED'
+    when a complete run checked nothing (every verdict unclaimed, or none at all)."""
     totals = rep["totals"]
     if rep.get("incomplete"):
         print(f"INCOMPLETE: {rep['incomplete']['reason']}; {rep['incomplete']['missing']} verdicts missing "
               f"(report.json holds the ones gathered)", file=stdout)
+    coarse = f" ({totals['coarse']} coarse)" if totals.get("coarse") else ""
     unclaimed = f", {totals['unclaimed']} unclaimed" if totals.get("unclaimed") else ""
-    print(f"{totals['passed']} passed, {totals['failed']} failed{unclaimed}", file=stdout)
+    nothing = ""
+    if not rep.get("incomplete") and not totals.get("checked"):
+        why = "every verdict unclaimed" if totals.get("unclaimed") else "no verdict at all"
+        nothing = (f": NOTHING CHECKED ({why}); exit status 0 by --allow-nothing-checked" if allow_nothing_checked
+                   else f": NOTHING CHECKED ({why}), exit status 1 (--allow-nothing-checked to accept it)")
+    print(f"{totals['passed']} passed{coarse}, {totals['failed']} failed{unclaimed}{nothing}", file=stdout)
     return totals
 
 

@@ -37,7 +37,7 @@ from mutation import catalogue as cat
 OUT = cat.ROOT / "out" / "mutation"
 PY = sys.executable
 CORPUS = cat.ROOT / "vectors"     # --corpus: e.g. an older release, to show which mutants its vectors miss
-PASSING = {"pass", "xfail", "info", "unclaimed"}
+PASSING = {"pass", "coarse", "xfail", "info", "unclaimed"}     # harness/results.py PASSING
 KILLERS_KEPT = 5           # killing vector ids recorded per mutant
 START_TIMEOUT = 60         # seconds for a built runner to answer `start`
 BUILD_TIMEOUT = 600

@@ -199,3 +199,49 @@ def test_the_whole_corpus_dashboard_loads_and_builds_a_detail_on_demand(browser,
     assert browser.find_element(By.ID, "detail-title").text == vector["id"]
     assert "Input bytes (must be rejected)" in detail.text and detail.find_elements(By.CSS_SELECTOR, '[data-role="hex"]')
     assert browser.execute_script("return UNREAD.size") == len(data["vectors"]) - 1
+
+
+def with_official(tmp_path):
+    """An official-clients directory from the fixture report: its 'python' runner renamed ignite-cpp and judged with
+    runners/ignite-cpp/expected-failures-3.1.0.txt, whose one cause holds the xfail entry (docs/official-clients.md)."""
+    listing = tmp_path / "runners" / "ignite-cpp" / "expected-failures-3.1.0.txt"
+    listing.parent.mkdir(parents=True)
+    listing.write_text("## cause: str8 written | rule: MP-STR-HEADER | upstream: modules/x/writer.cpp:7@3.1.0 | "
+                       f"fixed-on-main: no\n{XFAIL_VECTOR}  encode  writes str8\n")
+    report = json.loads(REPORT.read_text())
+    for r in report["runners"]:
+        if r["name"] == "python":
+            r["name"], r["expectations"]["file"] = "ignite-cpp", str(listing)
+    for v in report["verdicts"]:
+        if v["runner"] == "python":
+            v["runner"] = "ignite-cpp"
+            if v["verdict"] == "xfail":
+                v["expectation"] = f"{listing}:2: writes str8"
+    (tmp_path / "official" / "3.1.0").mkdir(parents=True)
+    (tmp_path / "official" / "3.1.0" / "report.json").write_text(json.dumps(report))
+    return tmp_path / "official", tmp_path / "runners"
+
+
+def test_official_clients_section(browser, tmp_path):
+    official_dir, runners = with_official(tmp_path)
+    out = tmp_path / "out"
+    assert build(out, report=official_dir / "3.1.0" / "report.json",
+                 extra_args=["--official", str(official_dir), "--runners-dir", str(runners)]) == 0
+    load(browser, out / "dashboard.html")
+    counts = browser.find_element(By.CSS_SELECTOR, '[data-role="official-counts"]')
+    rows = [[c.text for c in r.find_elements(By.CSS_SELECTOR, "th, td")] for r in counts.find_elements(By.CSS_SELECTOR, "tbody tr")]
+    assert len(rows) == 9
+    cpp = next(r for r in rows if r[:2] == ["ignite-cpp", "3.1.0 (0ed2eab1ff1)"])
+    assert cpp[3:] == ["44", "0", "1", "0", "0", "1"]       # pass, coarse, fail (xfail), unclaimed, info, unexpected
+    assert next(r for r in rows if r[0] == "ignite-dotnet")[2] == "– not run"
+    causes = browser.find_element(By.CSS_SELECTOR, '[data-role="official-causes"]')
+    cells = [c.text for c in causes.find_elements(By.CSS_SELECTOR, "tbody tr th, tbody tr td")]
+    assert cells == ["str8 written", "MP-STR-HEADER", "modules/x/writer.cpp:7@3.1.0", "no", "—", "1", "—"]
+    links = {a.text: a.get_attribute("href") for a in causes.find_elements(By.TAG_NAME, "a")}
+    assert links["MP-STR-HEADER"].endswith("#rule=MP-STR-HEADER")
+    assert links["modules/x/writer.cpp:7@3.1.0"] == ("https://github.com/apache/ignite-3/blob/"
+                                                     "0ed2eab1ff1b4b9db351b07356f9f669c7a5daaa/modules/x/writer.cpp#L7")
+    # Without --official the section says how to get it.
+    assert build(tmp_path / "plain") == 0
+    load(browser, tmp_path / "plain" / "dashboard.html")
+    assert browser.find_elements(By.CSS_SELECTOR, '[data-role="official-missing"]')

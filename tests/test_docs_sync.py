@@ -204,7 +204,8 @@ def test_the_options_the_docs_quote_exist():
     every other option the docs quote is one of the project's tools'."""
     verify = help_options("-m", "harness", "verify")
     tools = verify | help_options("-m", "harness", "annotate") | help_options("-m", "harness", "report-journal") \
-        | help_options("-m", "generator") | help_options("-m", "fuzz") | help_options("tools/bench_hostile.py")
+        | help_options("-m", "generator") | help_options("-m", "fuzz") | help_options("tools/bench_hostile.py") \
+        | help_options("-m", "dashboard") | help_options("tools/official_table.py")
     assert {"--expected-failures", "--command", "--corpus", "--require"} <= verify
     quoted_in_verify = 0
     for path in DOCS:

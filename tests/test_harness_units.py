@@ -200,6 +200,8 @@ def _junit_by_element_tree(path, runs):
                 ET.SubElement(case, "skipped", message=clean(f"unclaimed: {v.detail}"))
             elif v.verdict == "info":
                 ET.SubElement(case, "system-out").text = clean(f"impl-level, {v.outcome}: {v.detail}")
+            elif v.verdict == "coarse":
+                ET.SubElement(case, "system-out").text = clean(f"coarse: {v.detail}")
     ET.ElementTree(root).write(path, encoding="utf-8", xml_declaration=True)
 
 

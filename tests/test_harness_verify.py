@@ -265,7 +265,8 @@ def test_report_matches_its_schema_and_junit_parses(tmp_path):
     # The matrix adds only fresh verdicts. Every producer wrote canonical bytes, whose own-op decode verdicts
     # are reused, except the one 'other' crashed on: those bytes are sent again and pass (+1). other -> oracle
     # on basic.nil is xfail (the same bytes fail oracle's own decode, already counted once).
-    assert r.report["totals"] == {"passed": 2 * len(KEYS) - 2 + 1, "failed": 2, "unclaimed": 0}
+    assert r.report["totals"] == {"passed": 2 * len(KEYS) - 2 + 1, "failed": 2, "unclaimed": 0, "coarse": 0,
+                                  "checked": 2 * len(KEYS)}
     suites = ET.parse(r.out / "junit.xml").getroot().findall("testsuite")
     assert [s.get("name") for s in suites] == ["oracle", "other"]
     assert [len(s.findall("testcase")) for s in suites] == [len(KEYS), len(KEYS)]

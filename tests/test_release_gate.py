@@ -225,8 +225,13 @@ def test_gate_that_checked_nothing_says_so_and_fails_unless_allowed(dist, tmp_pa
     assert (f"gate: NOTHING CHECKED: no verdict of half-done on corpus {VERSION} compared anything "
             f"({counts['unclaimed']} verdicts: 0 pass, 0 info, 0 xfail, {counts['unclaimed']} unclaimed)") in p.stderr
     assert "PASS" not in p.stderr
+    # One mechanism: the harness decides (its last line), the gate words it and passes ALLOW_NOTHING_CHECKED on.
+    assert p.stdout.splitlines()[-1].endswith(": NOTHING CHECKED (every verdict unclaimed), exit status 1 "
+                                              "(--allow-nothing-checked to accept it)")
     p, _ = gate(tmp_path, archive, digest, ALLOW_NOTHING_CHECKED="1", **half)
     assert p.returncode == 0 and "gate: NOTHING CHECKED: " in p.stderr and "PASS" not in p.stderr
+    assert p.stdout.splitlines()[-1].endswith(": NOTHING CHECKED (every verdict unclaimed); exit status 0 by "
+                                              "--allow-nothing-checked")
 
 
 def test_gate_measures_the_users_runner_on_hostile_input(dist, tmp_path):

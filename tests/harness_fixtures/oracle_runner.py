@@ -145,6 +145,9 @@ def main():
                    help="answer this vector's op wrongly (encode: flip the byte at OFFSET, default the last)")
     p.add_argument("--skip", action="append", default=[], metavar="ID:OP", help="answer 'skipped'")
     p.add_argument("--encode-as", action="append", default=[], metavar="ID:HEX", help="answer encode with HEX")
+    p.add_argument("--reject-as", action="append", default=[], metavar="ID:CLASS",
+                   help="answer this reject / reject-encode vector with error class CLASS")
+    p.add_argument("--coarse-classes", help="comma-separated capabilities.coarse_classes to declare in 'start'")
     p.add_argument("--log", help="append every line received to this file")
     p.add_argument("--other-nan", action="store_true", help="answer NaNs with a different NaN of the same width")
     p.add_argument("--crash-on-unknown", action="store_true",
@@ -187,6 +190,7 @@ def main():
         sys.stdout.flush()
 
     encode_as = dict(e.split(":", 1) for e in args.encode_as)
+    reject_as = dict(e.split(":", 1) for e in args.reject_as)
     n = 0
     for line in sys.stdin:
         if args.log:
@@ -200,10 +204,13 @@ def main():
                                  '"capabilities": {"ops": ["encode", "decode"], "eras": ["msgpack"]}}\n' % args.name)
                 sys.stdout.flush()
                 continue
+            capabilities = {"ops": args.ops.split(","), "eras": args.eras.split(","),
+                            "formats": args.formats.split(",")}
+            if args.coarse_classes is not None:
+                capabilities["coarse_classes"] = [c for c in args.coarse_classes.split(",") if c]
             write({"protocol": args.protocol, "name": args.name, "language": "python", "library": "oracle",
                    "library_version": "0", "corpus_majors": [int(m) for m in args.corpus_majors.split(",")],
-                   "capabilities": {"ops": args.ops.split(","), "eras": args.eras.split(","),
-                                    "formats": args.formats.split(",")}})
+                   "capabilities": capabilities})
             continue
         if req["cmd"] == "stop":
             break
@@ -230,6 +237,8 @@ def main():
         vector, op, answer = table[k]
         if (vector["id"], op) in breaks:
             answer = broken(vector, op, answer, breaks[(vector["id"], op)])
+        if op in ("reject", "reject-encode") and vector["id"] in reject_as:
+            answer = {"error": {"class": reject_as[vector["id"]], "message": "told to answer this class"}}
         if op == "encode" and vector["id"] in encode_as:
             answer = {"hex": encode_as[vector["id"]]}
         if (vector["id"], op) in skips:
