@@ -1,10 +1,11 @@
 # Ignite 3 wire-value conformance suite.
 #   make verify   set up what is missing, build every runner, run it over the corpus (reports in out/)
-#   make test     the project's own tests (pytest), make verify (and the reject-agreement lint), make fuzz, each
+#   make test     the project's own tests (pytest), make verify (and the reject-agreement lint), verify-node, fuzz, each
 #                 runner's checks, the hostile-input benchmark
 #   make fuzz     cross-runner property-based fuzzing (20,000 values)
 #   make bench    codec speed per language (IEP-75 and Ignite.NET cases); make bench-verify: verify speed
-#   make vectors  regenerate vectors/ from generator/sources/
+#   make verify-node  the node drivers over the node cases, the protocol over time (reports in out/node/)
+#   make vectors  regenerate vectors/ from generator/sources/ (and node/cases.json from generator/node/)
 #   make report   out/dashboard.html, out/summary.md and out/badges/ from the last run
 #   make packages the corpus with a loader for npm, NuGet, Python, Go, Rust and Java in dist/packages/ (offline)
 #   make mutation corpus strength: the mutant catalogue and StrykerJS (mutation/README.md; not in make test)
@@ -27,7 +28,7 @@ IGNITE_REF ?= 3.1.0
 IGNITE_REFS := 3.0.0 3.1.0 main
 ARGS    ?=
 
-.PHONY: setup setup-fuzz setup-test setup-all vectors build verify report test pytest checks bench-hostile fuzz bench bench-verify
+.PHONY: setup setup-fuzz setup-test setup-all vectors build verify verify-node report test pytest checks bench-hostile fuzz bench bench-verify
 
 # What the harness and the generator need (make verify installs nothing more); the fuzzer adds hypothesis; the
 # tests add pytest (+ xdist: the tests run on every core), chromium + selenium for the dashboard's browser test,
@@ -74,6 +75,18 @@ build: $(addprefix runner-,$(RUNNER_LIST))
 # formats unclaimed; ci/README.md).
 verify: setup build harness-bytecode
 	$(PY) -m harness verify --runners $(RUNNERS) --require 'format=*' --out $(OUT) $(ARGS)
+
+# The protocol over time (spec.md 11.9): every driver of drivers/drivers.json over every node case (node/cases.json),
+# and the broken copies of the reference driver over the cases written for their bugs; reports in $(OUT)/node.
+# The reference needs the Python runner's codec (python3-msgpack). The official .NET client's driver is built first
+# when it can be (a .NET 10 SDK and ../shared/upstream, through runners/ignite-dotnet's one client build), else it
+# is skipped with a note. Measured: reference + broken ~24 s; the .NET driver ~15-22 s (+ its build: ~26 s cold, ~6 s
+# up to date).
+verify-node: setup runner-python
+	@if command -v dotnet >/dev/null 2>&1; then \
+	  $(MAKE) --no-print-directory -C drivers/dotnet build || echo "verify-node: the .NET driver did not build (see above): skipped" >&2; \
+	else echo "verify-node: no .NET SDK: the .NET driver is skipped" >&2; fi
+	$(PY) -m harness node --broken all --out $(OUT)/node $(ARGS)
 
 # The harness's bytecode, written when a source changed: each run then loads it instead of compiling ~4,700 lines
 # (0.02 s of a verify run's start, before any runner can), also where PYTHONDONTWRITEBYTECODE keeps Python from
@@ -142,6 +155,7 @@ test: setup-all
 	$(MAKE) --no-print-directory pytest
 	$(MAKE) --no-print-directory verify
 	$(PY) tools/reject_agreement.py $(OUT)/report.json
+	$(MAKE) --no-print-directory verify-node
 	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory checks
 	$(MAKE) --no-print-directory bench-hostile

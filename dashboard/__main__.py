@@ -1,11 +1,12 @@
 """python3 -m dashboard --report out/report.json --corpus vectors --out out/
-writes out/dashboard.html, out/summary.md and out/badges/<runner>.json from the report of the last run."""
+writes out/dashboard.html, out/summary.md and out/badges/<runner>.json from the report of the last run, and
+out/node.html (the node cases' verdicts and wire logs, dashboard/node_page.py) when out/node/report.json exists."""
 
 import argparse
 import sys
 from pathlib import Path
 
-from dashboard import badges, model, official, page, summary
+from dashboard import badges, model, node_page, official, page, summary
 from harness import threads
 
 
@@ -22,6 +23,8 @@ def parser():
                         "expected-failures-<ref>.txt (dashboard/official.py; e.g. out/official)")
     p.add_argument("--runners-dir", default=str(model.REPO / "runners"),
                    help="where the official runners' expected-failures-<ref>.txt live (default runners/)")
+    p.add_argument("--node-report", default=None,
+                   help="the node run's report (default: node/report.json next to --report, when it exists)")
     p.add_argument("--dashboard-url", default="dashboard.html",
                    help="where summary.md links point (e.g. the URL of the uploaded dashboard)")
     return p
@@ -36,10 +39,15 @@ def run(args):
                                           rule_ids=[r["id"] for r in registry.get("rules", [])])
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    html = page.render(data)
+    node_report = Path(args.node_report) if args.node_report else Path(args.report).parent / "node" / "report.json"
+    node = model._read_json(str(node_report), "node report") if node_report.exists() else None
+    html = page.render(data, node_page.section(node) if node else "")
     (out / "dashboard.html").write_text(html, encoding="utf-8")
     (out / "summary.md").write_text(summary.render(data, args.dashboard_url), encoding="utf-8")
     badge_paths = badges.write(data, out)
+    if node:
+        (out / "node.html").write_text(node_page.render(node), encoding="utf-8")
+        print(f"dashboard: wrote {out / 'node.html'} from {node_report}", file=sys.stderr)
     print(f"dashboard: wrote {out / 'dashboard.html'} ({len(html.encode()) / 1e6:.1f} MB), {out / 'summary.md'}, "
           f"{len(badge_paths)} badge(s) in {out / 'badges'}", file=sys.stderr)
 

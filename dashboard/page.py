@@ -37,8 +37,9 @@ def unpack(text):
     return data
 
 
-def render(data):
-    template = (HERE / "template.html").read_text(encoding="utf-8")
+def render(data, node_section=""):
+    """The page; node_section: the node cases' section (dashboard/node_page.section), placed after Versions."""
+    template = (HERE / "template.html").read_text(encoding="utf-8").replace("<!--NODE-->", node_section)
     parts = {"/*CSS*/": (HERE / "page.css").read_text(encoding="utf-8"),
              "/*JS*/": (HERE / "page.js").read_text(encoding="utf-8"),
              "/*DATA*/": payload(data)}

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import yaml
 
-from . import ignite, manifest
+from . import ignite, manifest, node_cases
 from .derive import derive
 from .expand import expand
 from .sources import SourceError
@@ -109,7 +109,12 @@ def main() -> int:
         print(f"generator: {e}", file=sys.stderr)
         return 1
     existing = {p.name for p in VECTORS.glob("*.json")}
+    node_text = node_cases.render()
     if args.check:
+        if not node_cases.OUT.exists() or node_cases.OUT.read_text(encoding="utf-8") != node_text:
+            print("node/cases.json differs from a fresh build of generator/node/cases.yaml", file=sys.stderr)
+            print("run: make vectors   (then review and commit the diff)", file=sys.stderr)
+            return 1
         stale = sorted(n for n, text in files.items() if not (VECTORS / n).exists() or (VECTORS / n).read_text(encoding="utf-8") != text)
         extra = sorted(existing - set(files))
         for n in stale:
@@ -126,7 +131,9 @@ def main() -> int:
     for n, text in files.items():
         (VECTORS / n).write_text(text, encoding="utf-8")
     count = sum(text.count("\n  {") for text in files.values())
-    print(f"wrote {len(files)} files, {count} vectors to vectors/")
+    node_cases.OUT.parent.mkdir(exist_ok=True)
+    node_cases.OUT.write_text(node_text, encoding="utf-8")
+    print(f"wrote {len(files)} files, {count} vectors to vectors/; {node_text.count(chr(10) + '  {')} node cases to node/cases.json")
     return 0
 
 

@@ -52,11 +52,23 @@ def time_bytes(v, size=None) -> bytes:
 
 def seconds_nanos(v, low, high) -> bytes:
     seconds, nano = int(v["seconds"]), v["nano"]
+    if v.get("signed"):   # signed_nanos: a producer's form, never the canonical one
+        return le(seconds, 8) + le(nano, 4)
     if not 0 <= nano <= 999_999_999:
         raise Invalid("invalid.tuple-value", f"nano {nano}")
     if not low <= seconds <= high:
         raise Invalid("invalid.tuple-value" if v["type"] == "TIMESTAMP" else "unrepresentable", f"seconds {seconds}")
     return le(seconds, 8) + (le(nano, 4) if nano else b"")
+
+
+def signed_nanos(v: dict) -> dict | None:
+    """A TIMESTAMP or DURATION with negative, non-whole value as (seconds truncated toward zero, nanos with the
+    value's sign): the form the .NET client writes a DURATION in (BinaryTupleBuilder.PutDuration, NodaTime's
+    Days and NanosecondOfDay: -1 ns is seconds 0, nanos -1) and the Python client a TIMESTAMP. None when the
+    canonical form already is that (the value is >= 0 or whole)."""
+    if v.get("type") not in ("TIMESTAMP", "DURATION") or int(v["seconds"]) >= 0 or v["nano"] == 0:
+        return None
+    return {"type": v["type"], "seconds": str(int(v["seconds"]) + 1), "nano": v["nano"] - 10**9, "signed": True}
 
 
 def double_bytes(bits: str) -> bytes:
@@ -470,6 +482,22 @@ def canonical(fmt: str, values: list[dict], era: str) -> bytes:
     raise ValueError(f"unknown format {fmt!r}")
 
 
+def duration_profile_variants(fmt: str, values: list[dict], era: str) -> list[tuple[str, bytes, str, str, bool]]:
+    """The bytes with every negative, non-whole DURATION in the .NET client's form (signed_nanos; encoder_may_emit,
+    BT-DURATION), and with every such TIMESTAMP in the same signed form, which Java's Instant.ofEpochSecond reads
+    as the same instant (decoders only)."""
+    out = []
+    for t, label, why, may_emit in (
+            ("DURATION", "dotnet-duration", "every negative non-whole DURATION as the .NET client writes it: seconds truncated toward zero, "
+             "nanos negative (BinaryTupleBuilder.PutDuration; producer profile)", True),
+            ("TIMESTAMP", "signed-nanos", "every negative non-whole TIMESTAMP as seconds truncated toward zero and negative nanos "
+             "(the Python client's form), which Java's Instant.ofEpochSecond reads as the same instant", False)):
+        if any(v.get("type") == t and signed_nanos(v) for v in values):
+            changed = [signed_nanos(v) if v.get("type") == t and signed_nanos(v) else v for v in values]
+            out.append((label, canonical(fmt, changed, era), why, "BT-" + t, may_emit))
+    return out
+
+
 def variants(fmt: str, values: list[dict], era: str) -> list[dict]:
     if fmt == "binary-tuple":
         found = [(*x, False) for x in tuple_variants(values, era)]
@@ -487,6 +515,8 @@ def variants(fmt: str, values: list[dict], era: str) -> list[dict]:
         found = compute_arg_variants(values[0])
     else:
         found = row_variants(values)
+    if era != "beta1":
+        found += duration_profile_variants(fmt, values, era)
     canon, out, seen = canonical(fmt, values, era), [], set()
     for label, data, why, rule, may_emit in found:
         if data == canon or data in seen:

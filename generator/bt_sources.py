@@ -11,8 +11,8 @@ A case has `values` (or `value`; or {repeat_values: E, count: N}; or {first: [..
 `columns` (ColumnType names, or {repeat_columns: T, count: N}; inferred from non-NULL values), optional
 `column_params` (one {precision, scale} per column, for producer profiles that depend on them), optional `format` /
 `era` overriding the source's, optional `expect` (bytes, cited from Ignite or the research, that the canonical
-encoding must equal) and `accept` (cited non-canonical bytes that become variants; `encoder_may_emit: true` when an
-Ignite writer wrote them too). Reject cases give `bytes`: a hex string or a list of parts:
+encoding must equal) and `accept` (cited non-canonical bytes that become variants; `encoder_may_emit: true` for a
+producer's own form). Reject cases give `bytes`: a hex string or a list of parts:
 hex strings, {repeat: HEX, count: N}, {le: EXPR, size: N}, {element: ELEMENT}, {tuple: [ELEMENTS]} and
 {bin: [PARTS]} (a MessagePack bin around the parts).
 """
@@ -166,8 +166,8 @@ def vector(case: dict, names: dict, kind: str, era: str, fmt: str, since: str) -
     v["canonical"] = data.hex()
     v["variants"] = bt.variants(fmt, values, era) if case.get("variants", True) else []
     for extra in case.get("accept", []):   # cited non-canonical bytes every decoder must read (e.g. C++ tests)
-        v["variants"].append({"label": extra["label"], "hex": byte_parts(extra["bytes"], names, era).hex(),
-                              "why": extra["why"], "rules": extra["rules"],
+        v["variants"].append({"label": subst(extra["label"], names), "hex": byte_parts(extra["bytes"], names, era).hex(),
+                              "why": subst(extra["why"], names), "rules": subst(extra["rules"], names),
                               "encoder_may_emit": bool(extra.get("encoder_may_emit", False))})
     if "nan" in case:
         v["nan"] = case["nan"]

@@ -17,7 +17,7 @@ import sys
 import threading
 
 from harness import capabilities, expectations, incomplete, manifest, rebuild, schemas, selection, threads
-from harness import corpus as corpus_mod, frame_annotate, frame_layouts, tuple_annotate, verify
+from harness import corpus as corpus_mod, frame_annotate, frame_layouts, node_run, tuple_annotate, verify
 from harness.diagnosis import annotated
 from harness.options import SECONDS, UsageError, number as _number
 from harness.runner_config import ConfigError
@@ -96,6 +96,7 @@ def parser():
     j.add_argument("--cache-dir", default=str(DEFAULT_CACHE), help=argparse.SUPPRESS)
     j.add_argument("--max-diagnoses", type=_number(int, 0, 1_000_000), default=20, metavar="N",
                    help="full diagnoses printed per runner (default 20)")
+    node_run.add_arguments(sub)
     a = sub.add_parser("annotate", help="print the structure of a hex string: MessagePack, a Binary Tuple format or "
                                         "a frame")
     a.add_argument("hex")
@@ -170,6 +171,8 @@ def _command(args, stdout, stderr):
     try:
         if args.command == "annotate":
             return annotate(args, stdout)
+        if args.command == "node":
+            return node_run.main(args, stdout, stderr)
         if args.command == "report-journal":
             return rebuild.report_journal(args, stdout, stderr)
         return verify.verify(args, stdout, stderr)

@@ -174,3 +174,23 @@ def test_the_versions_section_carries_both_committed_mutation_scores(tmp_path):
     assert mutation_score(catalogue, stryker)["stryker"]["score"] == 80.5
     _, _, data = outputs(tmp_path)         # the repository's own committed scores reach the page
     assert data["meta"]["mutation"]["total"] >= 80 and data["meta"]["mutation"]["stryker"]["mutants"] > 0
+
+
+def test_a_node_run_gets_a_section_and_its_wire_log_page(tmp_path):
+    """With --node-report (default: node/report.json beside the report), dashboard.html gets the node section (the
+    drivers' counts, a link) and node.html the verdicts with their wire logs; without one, neither."""
+    _out, html, _data = outputs(tmp_path / "none")
+    assert 'id="node"' not in html
+    node = {"cases": 1, "complete": True, "ended": "complete", "seconds": 1.0,
+            "drivers": {"python": {"pass": 0, "fail": 1, "fail_expected": 0, "unclaimed": 0, "unexpected": ["node.x.y"]}},
+            "verdicts": [{"driver": "python", "case": "node.x.y", "rules": ["PT-STREAM"], "verdict": "fail",
+                          "duration_ms": 5.0, "expected_failure": None, "detail": "d <b>", "description": "c",
+                          "expected_outcome": {"status": "ok"}, "outcome": None, "diagnosis": ["line"],
+                          "stderr_tail": "", "wire": [{"t_ms": 1.0, "from": "client", "kind": "request", "length": 8,
+                                                      "note": "op 4", "hex": "00", "lines": ["  0  00 00 00 04  length"]}]}]}
+    path = tmp_path / "node.json"
+    path.write_text(json.dumps(node))
+    out, html, _data = outputs(tmp_path / "with", extra_args=("--node-report", str(path)))
+    assert 'id="node"' in html and 'href="node.html"' in html and "node.x.y" in html
+    page = (out / "node.html").read_text()
+    assert "d &lt;b&gt;" in page and "00 00 00 04  length" in page and "<script" not in page

@@ -25,7 +25,7 @@ from harness.api import ManifestError, check_manifest  # noqa: E402
 CONTENTS = ["vectors", "schema", "harness", "dashboard", "ci", "docs", "spec.md", "runners/PROTOCOL.md",
             "CHANGELOG.md", "tools/bench_hostile.py"]
 HEADING = re.compile(r"^## (\d+)\.(\d+)\.(\d+)(?: \(spec (\d+\.\d+\.\d+)\))?[ \t]*$", re.M)
-BUMP_NEEDED = {"Changed": "major", "Removed": "major", "Added": "minor", "Fixed": "patch"}
+BUMP_NEEDED = {"Changed": "major", "Removed": "major", "Added": "minor", "Corrected": "minor", "Fixed": "patch"}   # Corrected: "### Corrected from real Ignite" (spec.md 8.2)
 BUMPS = ["patch", "minor", "major"]
 
 

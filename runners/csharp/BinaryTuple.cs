@@ -173,9 +173,17 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
     static void PutSecondsNanos(string t, byte[] b, JsonObject v)
     {
         Need(t, b, b.Length is 8 or 12);
-        long seconds = BinaryPrimitives.ReadInt64LittleEndian(b);
-        long nano = b.Length == 12 ? BinaryPrimitives.ReadInt32LittleEndian(b.AsSpan(8)) : 0;
-        Check(nano >= 0 && nano <= MaxNano, "invalid.tuple-value", $"nano {nano}");
+        // any int32 nanos, normalised as Java's Instant.ofEpochSecond / Duration.ofSeconds do (spec BT-TIMESTAMP, BT-DURATION)
+        long raw = b.Length == 12 ? BinaryPrimitives.ReadInt32LittleEndian(b.AsSpan(8)) : 0;
+        long nano = raw % (MaxNano + 1), carry = raw / (MaxNano + 1);
+        if (nano < 0)
+        {
+            nano += MaxNano + 1;
+            carry--;
+        }
+        var wide = (Int128)BinaryPrimitives.ReadInt64LittleEndian(b) + carry;
+        Check(wide >= long.MinValue && wide <= long.MaxValue, "invalid.tuple-value", $"seconds {wide} outside int64");
+        long seconds = (long)wide;
         if (t == "TIMESTAMP")
         {
             Check(seconds >= InstantMinSeconds && seconds <= InstantMaxSeconds, "invalid.tuple-value", $"seconds {seconds} outside Instant");
@@ -598,6 +606,7 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
     static void ReadCollection(BigInteger n, JsonElement outer, string era, JsonArray output)
     {
         Check(n >= 2, "invalid.tuple-type", $"collection element count {n} is below 2");
+        Check(outer.GetArrayLength() > 1, "malformed.truncated", "collection: the input ends where the bin belongs");
         long elements = n < int.MaxValue ? (long)n : long.MaxValue;   // ReadTuple: malformed.truncated
         byte[][] parts = ReadTuple(OneBinAfter(outer, "collection"), elements, era).Parts;
         long typeId = long.Parse(DecodeElement("INT32", parts[0])["value"]!.GetValue<string>());
@@ -617,6 +626,7 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
     static JsonObject ReadComputeArg(BigInteger kind, JsonElement outer, string era)
     {
         Check(kind == ComputeNative || kind == ComputeMarshalled, "invalid.tuple-type", $"compute argument kind {kind}");
+        Check(outer.GetArrayLength() > 1, "malformed.truncated", "compute argument: the input ends where the bin belongs");
         byte[] data = OneBinAfter(outer, "compute argument");
         return kind == ComputeMarshalled
             ? new JsonObject { ["type"] = "MARSHALLED", ["hex"] = Convert.ToHexString(data).ToLowerInvariant() }
@@ -649,6 +659,9 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
         }
         using JsonDocument values = codec.DecodeDocument(data, "3.0");
         JsonElement outer = values.RootElement;
+        // Input that ends where a value of the form belongs is truncated (spec BT-WRAPPER, BT-COLLECTION-COUNT,
+        // BT-COMPUTE-ARG-BIN): Java meets the end of its buffer, as for any cut value.
+        Check(outer.GetArrayLength() > 0, "malformed.truncated", $"{format}: no value");
         switch (format)
         {
             case "object":
@@ -656,9 +669,10 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
                 output.Add((JsonNode)(TypeOf(outer[0]) == "nil" ? Codec.Typed("NULL") : ReadTriple(ReadTuple(BinOf(outer[0], "object"), 3, era).Parts, 0)));
                 return output;
             case "object-array":
-                Check(outer.GetArrayLength() > 0 && TypeOf(outer[0]) == "int", "invalid.tuple-type", "an object array starts with its count");
+                Check(TypeOf(outer[0]) == "int", "invalid.tuple-type", "an object array starts with its count");
                 var n = BigInteger.Parse(Fields.Text(outer[0], "value"));
                 Check(n.Sign >= 0, "invalid.tuple-type", $"negative object count {n}");
+                Check(n.IsZero || outer.GetArrayLength() > 1, "malformed.truncated", "object array: the input ends where the bin belongs");
                 Check(outer.GetArrayLength() == (n.IsZero ? 1 : 2), "invalid.tuple-type", "an object array is a count and (N > 0) one bin");
                 if (n.IsZero)
                 {
@@ -673,6 +687,7 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
                 }
                 return output;
             case "table-row":
+                Check(outer.GetArrayLength() > 1 || TypeOf(outer[0]) != "bitmask", "malformed.truncated", "row: the input ends where the bin belongs");
                 Check(outer.GetArrayLength() == 2 && TypeOf(outer[0]) == "bitmask", "invalid.tuple-type", "a row is a BITMASK and a bin");
                 byte[][] row = ReadTuple(BinOf(outer[1], "row"), columns.Length, era).Parts;
                 HashSet<long> noValue = [.. outer[0].GetProperty("bits").EnumerateArray().Select(bit => bit.GetInt64())];
@@ -682,7 +697,6 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
                 }
                 return output;
             case "collection" or "compute-arg":
-                Check(outer.GetArrayLength() > 0, "invalid.tuple-type", $"{format}: no value");
                 if (TypeOf(outer[0]) == "nil")
                 {
                     Check(outer.GetArrayLength() == 1, "invalid.tuple-type", $"{format}: nil followed by more values");

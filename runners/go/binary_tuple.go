@@ -221,9 +221,17 @@ func secondsNanos(t string, b []byte) (obj, error) {
 	if len(b) == 12 {
 		nano = signedLE(b[8:])
 	}
-	if err := check(0 <= nano && nano <= 999999999, "invalid.tuple-value", "nano %d", nano); err != nil {
+	// any int32 nanos, normalised as Java's Instant.ofEpochSecond / Duration.ofSeconds do (spec BT-TIMESTAMP, BT-DURATION)
+	carry := nano / 1000000000
+	if nano %= 1000000000; nano < 0 {
+		nano += 1000000000
+		carry--
+	}
+	overflow := (carry > 0 && seconds > math.MaxInt64-carry) || (carry < 0 && seconds < math.MinInt64-carry)
+	if err := check(!overflow, "invalid.tuple-value", "seconds %d + %d outside int64", seconds, carry); err != nil {
 		return nil, err
 	}
+	seconds += carry
 	if t == "TIMESTAMP" {
 		if err := check(instantMin <= seconds && seconds <= instantMax, "invalid.tuple-value", "seconds %d outside Instant", seconds); err != nil {
 			return nil, err
@@ -747,6 +755,11 @@ func decodeFormat(format string, data []byte, era string, columns []string) ([]a
 	if err != nil {
 		return nil, err
 	}
+	// input that ends where a value of the form belongs is truncated (spec BT-WRAPPER, BT-COLLECTION-COUNT,
+	// BT-COMPUTE-ARG-BIN): Java meets the end of its buffer, as for any cut value
+	if err := check(len(outer) > 0, "malformed.truncated", "%s: no value", format); err != nil {
+		return nil, err
+	}
 	switch format {
 	case "object":
 		if err := check(len(outer) == 1, "invalid.tuple-type", "an object is one MessagePack value, not %d", len(outer)); err != nil {
@@ -778,6 +791,9 @@ func decodeFormat(format string, data []byte, era string, columns []string) ([]a
 		if n.Sign() == 0 {
 			want = 1
 		}
+		if err := check(len(outer) >= want, "malformed.truncated", "object array: the input ends where the bin belongs"); err != nil {
+			return nil, err
+		}
 		if err := check(len(outer) == want, "invalid.tuple-type", "an object array is a count and (N > 0) one bin"); err != nil {
 			return nil, err
 		}
@@ -806,6 +822,9 @@ func decodeFormat(format string, data []byte, era string, columns []string) ([]a
 		}
 		return out, nil
 	case "table-row":
+		if err := check(len(outer) > 1 || outer[0].(obj)["type"] != "bitmask", "malformed.truncated", "row: the input ends where the bin belongs"); err != nil {
+			return nil, err
+		}
 		ok := len(outer) == 2 && outer[0].(obj)["type"] == "bitmask"
 		if err := check(ok, "invalid.tuple-type", "a row is a BITMASK and a bin"); err != nil {
 			return nil, err
@@ -832,9 +851,6 @@ func decodeFormat(format string, data []byte, era string, columns []string) ([]a
 		}
 		return out, nil
 	case "collection", "compute-arg":
-		if err := check(len(outer) > 0, "invalid.tuple-type", "%s: no value", format); err != nil {
-			return nil, err
-		}
 		if outer[0].(obj)["type"] == "nil" {
 			if err := check(len(outer) == 1, "invalid.tuple-type", "%s: nil followed by more values", format); err != nil {
 				return nil, err
@@ -876,6 +892,9 @@ func oneBinAfter(outer []any, what string) ([]byte, error) {
 // readCollection: spec 6.3, element count n, then the tuple of type id, count, items.
 func readCollection(n *big.Int, outer []any, era string) ([]any, error) {
 	if err := check(n.Cmp(big.NewInt(2)) >= 0, "invalid.tuple-type", "collection element count %s is below 2", n); err != nil {
+		return nil, err
+	}
+	if err := check(len(outer) > 1, "malformed.truncated", "collection: the input ends where the bin belongs"); err != nil {
 		return nil, err
 	}
 	b, err := oneBinAfter(outer, "collection")
@@ -928,6 +947,9 @@ func readComputeArg(kind *big.Int, outer []any, era string) ([]any, error) {
 	k, _ := int64Of(kind)
 	ok := kind.IsInt64() && (k == computeNative || k == computeMarshalled)
 	if err := check(ok, "invalid.tuple-type", "compute argument kind %s", kind); err != nil {
+		return nil, err
+	}
+	if err := check(len(outer) > 1, "malformed.truncated", "compute argument: the input ends where the bin belongs"); err != nil {
 		return nil, err
 	}
 	b, err := oneBinAfter(outer, "compute argument")

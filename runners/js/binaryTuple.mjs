@@ -156,13 +156,15 @@ function decodeDate(b) {
 /** @param {string} t @param {Uint8Array} b */
 function secondsNanos(t, b) {
   need(t, b, b.length === 8 || b.length === 12);
-  const seconds = signedLE(b.subarray(0, 8));
-  const nano = b.length === 12 ? Number(signedLE(b.subarray(8))) : 0;
-  check(nano >= 0 && nano <= NANO_MAX, "invalid.tuple-value", `nano ${nano}`);
+  // any int32 nanos, normalised as Java's Instant.ofEpochSecond / Duration.ofSeconds do (spec BT-TIMESTAMP, BT-DURATION)
+  const total = signedLE(b.subarray(0, 8)) * 1000000000n + (b.length === 12 ? signedLE(b.subarray(8)) : 0n);
+  let seconds = total / 1000000000n, nano = total % 1000000000n;
+  if (nano < 0n) { nano += 1000000000n; seconds -= 1n; }
   if (t === "TIMESTAMP") {
     check(seconds >= INSTANT_SECONDS[0] && seconds <= INSTANT_SECONDS[1], "invalid.tuple-value", `seconds ${seconds} outside Instant`);
   }
-  return { seconds: seconds.toString(), nano };
+  check(seconds >= -(2n ** 63n) && seconds < 2n ** 63n, "invalid.tuple-value", `seconds ${seconds} outside int64`);
+  return { seconds: seconds.toString(), nano: Number(nano) };
 }
 
 /** Strip exactly one leading 80. @param {Uint8Array} b */
@@ -482,6 +484,7 @@ function oneBinAfter(outer, what) {
 /** Spec 6.3: element count n, then the tuple of type id, count, items. @param {number} n @param {any[]} outer @param {string} era */
 function readCollection(n, outer, era) {
   check(n >= 2, "invalid.tuple-type", `collection element count ${n} is below 2`);
+  check(outer.length > 1, "malformed.truncated", "collection: the input ends where the bin belongs");
   const { parts } = readTuple(oneBinAfter(outer, "collection"), n, era);
   const typeId = Number(decodeElement("INT32", parts[0]).value);
   const count = Number(decodeElement("INT32", parts[1]).value);
@@ -499,6 +502,7 @@ const COMPUTE_NATIVE = 0, COMPUTE_MARSHALLED = 2; // ComputeJobDataType ids the 
 /** Spec 6.4: kind, then one bin holding a triple or the marshaller's bytes. @param {number} kind @param {any[]} outer @param {string} era */
 function readComputeArg(kind, outer, era) {
   check(kind === COMPUTE_NATIVE || kind === COMPUTE_MARSHALLED, "invalid.tuple-type", `compute argument kind ${kind}`);
+  check(outer.length > 1, "malformed.truncated", "compute argument: the input ends where the bin belongs");
   const data = oneBinAfter(outer, "compute argument");
   return [kind === COMPUTE_MARSHALLED ? { type: "MARSHALLED", hex: toHex(data) } : readTriple(readTuple(data, 3, era).parts)];
 }
@@ -523,6 +527,9 @@ export function decode(format, data, era, columns) {
     return columns.map((t, i) => decodeColumn(t, parts[i], era, nulls.has(i)));
   }
   const outer = /** @type {any[]} */ (decodeAll(data, "3.0"));
+  // input that ends where a value of the form belongs is truncated (spec BT-WRAPPER, BT-COLLECTION-COUNT,
+  // BT-COMPUTE-ARG-BIN): Java meets the end of its buffer, as for any cut value
+  check(outer.length > 0, "malformed.truncated", `${format}: no value`);
   switch (format) {
     case "object":
       check(outer.length === 1, "invalid.tuple-type", `an object is one MessagePack value, not ${outer.length}`);
@@ -531,12 +538,15 @@ export function decode(format, data, era, columns) {
     case "object-array": {
       check(outer[0]?.type === "int", "invalid.tuple-type", "an object array starts with its count");
       const n = Number(outer[0].value);
-      check(n >= 0 && outer.length === (n ? 2 : 1), "invalid.tuple-type", "an object array is a count and (N > 0) one bin");
+      check(n >= 0, "invalid.tuple-type", `object array count ${n} is negative`);
+      check(n === 0 || outer.length > 1, "malformed.truncated", "object array: the input ends where the bin belongs");
+      check(outer.length === (n ? 2 : 1), "invalid.tuple-type", "an object array is a count and (N > 0) one bin");
       if (n === 0) return [];
       const { parts } = readTuple(binOf(outer[1], "object array"), 3 * n, era);
       return Array.from({ length: n }, (_, i) => readTriple(parts.slice(3 * i, 3 * i + 3)));
     }
     case "table-row": {
+      check(outer.length > 1 || outer[0].type !== "bitmask", "malformed.truncated", "row: the input ends where the bin belongs");
       check(outer.length === 2 && outer[0].type === "bitmask", "invalid.tuple-type", "a row is a BITMASK and a bin");
       const { parts } = readTuple(binOf(outer[1], "row"), columns.length, era);
       const noValue = new Set(outer[0].bits);
@@ -544,7 +554,6 @@ export function decode(format, data, era, columns) {
     }
     case "collection":
     case "compute-arg": {
-      check(outer.length > 0, "invalid.tuple-type", `${format}: no value`);
       if (outer[0].type === "nil") {
         check(outer.length === 1, "invalid.tuple-type", `${format}: nil followed by more values`);
         return format === "collection" ? [] : [{ type: "NULL" }];

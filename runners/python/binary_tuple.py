@@ -119,10 +119,11 @@ def decode_date(b):
 
 def seconds_nanos(t, b):
     need(t, b, len(b) in (8, 12))
-    seconds, nano = signed(b[:8]), signed(b[8:]) if len(b) == 12 else 0
-    check(0 <= nano <= 999_999_999, "invalid.tuple-value", f"nano {nano}")
+    # any int32 nanos, normalised as Java's Instant.ofEpochSecond / Duration.ofSeconds do (spec BT-TIMESTAMP, BT-DURATION)
+    seconds, nano = divmod(signed(b[:8]) * 10**9 + (signed(b[8:]) if len(b) == 12 else 0), 10**9)
     if t == "TIMESTAMP":
         check(INSTANT_SECONDS[0] <= seconds <= INSTANT_SECONDS[1], "invalid.tuple-value", f"seconds {seconds} outside Instant")
+    check(fits(seconds, 8), "invalid.tuple-value", f"seconds {seconds} outside int64")
     return {"seconds": str(seconds), "nano": nano}
 
 
@@ -409,6 +410,7 @@ def read_collection(outer, era):
     check(outer[0]["type"] == "int", "invalid.tuple-type", "a collection starts with its element count")
     n = int(outer[0]["value"])
     check(n >= 2, "invalid.tuple-type", f"collection element count {n} is below 2")
+    check(len(outer) > 1, "malformed.truncated", "collection: the input ends where the bin belongs")
     parts, _ = read_tuple(one_bin_after(outer, "collection"), n, era)
     type_id, count = int_element(parts[0], "collection type id"), int_element(parts[1], "collection count")
     t = TYPE_NAMES.get(type_id)
@@ -425,6 +427,7 @@ def read_compute_arg(outer, era):
     check(outer[0]["type"] == "int", "invalid.tuple-type", "a compute argument starts with its kind")
     kind = int(outer[0]["value"])
     check(kind in (COMPUTE_NATIVE, COMPUTE_MARSHALLED), "invalid.tuple-type", f"compute argument kind {kind}")
+    check(len(outer) > 1, "malformed.truncated", "compute argument: the input ends where the bin belongs")
     data = one_bin_after(outer, "compute argument")
     if kind == COMPUTE_MARSHALLED:
         return [{"type": "MARSHALLED", "hex": data.hex()}]
@@ -443,15 +446,19 @@ def decode(fmt, data, era, columns):
         parts, nulls = read_tuple(data, len(columns), era)
         return [decode_column(t, b, era, i in nulls) for i, (t, b) in enumerate(zip(columns, parts))]
     outer = msgpack_values(data)
+    # input that ends where a value of the form belongs is truncated (spec BT-WRAPPER, BT-COLLECTION-COUNT,
+    # BT-COMPUTE-ARG-BIN): Java meets the end of its buffer, as for any cut value
+    check(len(outer) > 0, "malformed.truncated", f"{fmt}: no value")
     if fmt == "object":
         check(len(outer) == 1, "invalid.tuple-type", f"an object is one MessagePack value, not {len(outer)}")
         if outer[0]["type"] == "nil":
             return [{"type": "NULL"}]
         return [read_triple(read_tuple(bin_of(outer[0], "object"), 3, era)[0])]
     if fmt == "object-array":
-        check(outer and outer[0]["type"] == "int", "invalid.tuple-type", "an object array starts with its count")
+        check(outer[0]["type"] == "int", "invalid.tuple-type", "an object array starts with its count")
         n = int(outer[0]["value"])
         check(n >= 0, "invalid.tuple-type", f"object array count {n} is negative")
+        check(n == 0 or len(outer) > 1, "malformed.truncated", "object array: the input ends where the bin belongs")
         check(len(outer) == (2 if n else 1), "invalid.tuple-type", "an object array is a count and (N > 0) one bin")
         if n == 0:
             return []
@@ -461,9 +468,9 @@ def decode(fmt, data, era, columns):
         if outer and outer[0]["type"] == "nil":
             check(len(outer) == 1, "invalid.tuple-type", f"{fmt}: nil followed by more values")
             return [] if fmt == "collection" else [{"type": "NULL"}]
-        check(len(outer) > 0, "invalid.tuple-type", f"{fmt}: no value")
         return read_collection(outer, era) if fmt == "collection" else read_compute_arg(outer, era)
     if fmt == "table-row":
+        check(len(outer) > 1 or outer[0]["type"] != "bitmask", "malformed.truncated", "row: the input ends where the bin belongs")
         check(len(outer) == 2 and outer[0]["type"] == "bitmask", "invalid.tuple-type", "a row is a BITMASK and a bin")
         parts, _ = read_tuple(bin_of(outer[1], "row"), len(columns), era)
         no_value = set(outer[0]["bits"])

@@ -11,6 +11,7 @@
 #include <cfloat>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <optional>
 
 #include "bigint.hpp"
@@ -188,8 +189,19 @@ void decode_date(ojson& v, const std::uint8_t* p) {
 
 void seconds_nanos(ojson& v, const std::string& t, Span b) {
     need(t, b, b.n == 8 || b.n == 12);
+    // any int32 nanos, normalised as Java's Instant.ofEpochSecond / Duration.ofSeconds do (spec BT-TIMESTAMP,
+    // BT-DURATION); a result outside int64 seconds is out of range
     std::int64_t seconds = signed_le(b.p, 8), nano = b.n == 12 ? signed_le(b.p + 8, 4) : 0;
-    check(nano >= 0 && nano <= 999999999, "invalid.tuple-value", "nano " + std::to_string(nano));
+    std::int64_t carry = nano / 1000000000;
+    nano %= 1000000000;
+    if (nano < 0) {
+        nano += 1000000000;
+        --carry;
+    }
+    const bool overflow = (carry > 0 && seconds > std::numeric_limits<std::int64_t>::max() - carry) ||
+                          (carry < 0 && seconds < std::numeric_limits<std::int64_t>::min() - carry);
+    check(!overflow, "invalid.tuple-value", "seconds outside int64 after normalising the nanos");
+    seconds += carry;
     if (t == "TIMESTAMP")
         check(seconds >= kMinInstantSeconds && seconds <= kMaxInstantSeconds, "invalid.tuple-value",
               "seconds " + std::to_string(seconds) + " outside Instant");
@@ -648,6 +660,7 @@ ojson read_collection(const std::string& count_text, const ojson& outer) {
           "collection element count " + count_text + " is negative or too large");
     const std::uint64_t n = std::stoull(count_text);
     check(n >= 2, "invalid.tuple-type", "collection element count " + count_text + " is below 2");
+    check(outer.size() > 1, "malformed.truncated", "collection: the input ends where the bin belongs");
     Bytes tuple = one_bin_after(outer, "collection");
     Tuple parts = read_tuple(tuple.data(), tuple.size(), n, false);
     const std::string t = value_type(parts.parts[0], "collection type id");
@@ -669,6 +682,7 @@ const char* const kComputeMarshalled = "2";
 // Spec 6.4: kind, then one bin holding a triple (NATIVE) or the marshaller's bytes.
 ojson read_compute_arg(const std::string& kind, const ojson& outer) {
     check(kind == kComputeNative || kind == kComputeMarshalled, "invalid.tuple-type", "compute argument kind " + kind);
+    check(outer.size() > 1, "malformed.truncated", "compute argument: the input ends where the bin belongs");
     Bytes data = one_bin_after(outer, "compute argument");
     if (kind == kComputeMarshalled) return ojson::array({{{"type", "MARSHALLED"}, {"hex", codec::to_hex(data.data(), data.size())}}});
     return ojson::array({read_triple(read_tuple(data.data(), data.size(), 3, false).parts.data())});
@@ -707,6 +721,9 @@ ojson decode(const std::string& format, const Bytes& data, ignite::Era era, cons
         return out;
     }
     check_era(era, false);
+    // Input that ends where a value of the form belongs is truncated (spec BT-WRAPPER, BT-COLLECTION-COUNT,
+    // BT-COMPUTE-ARG-BIN): Java meets the end of its buffer, as for any cut value.
+    if (data.empty()) throw WireError("malformed.truncated", format + ": no value");
     if (format == "object") {
         ojson outer = msgpack_values(data);
         check(outer.size() == 1, "invalid.tuple-type",
@@ -718,11 +735,11 @@ ojson decode(const std::string& format, const Bytes& data, ignite::Era era, cons
     }
     if (format == "object-array") {
         ojson outer = msgpack_values(data);
-        check(!outer.empty() && outer[0]["type"] == "int", "invalid.tuple-type",
-              "an object array starts with its count");
+        check(outer[0]["type"] == "int", "invalid.tuple-type", "an object array starts with its count");
         const std::string count = outer[0]["value"].get<std::string>();
         check(count[0] != '-', "invalid.tuple-type", "negative object array count " + count);
         const std::uint64_t n = std::stoull(count);
+        check(n == 0 || outer.size() > 1, "malformed.truncated", "object array: the input ends where the bin belongs");
         check(outer.size() == (n ? 2u : 1u), "invalid.tuple-type", "an object array is a count and (N > 0) one bin");
         if (n == 0) return out;
         Bytes tuple = bin_of(outer[1], "object array");
@@ -734,6 +751,7 @@ ojson decode(const std::string& format, const Bytes& data, ignite::Era era, cons
     if (format == "table-row") {
         std::vector<std::string> names = column_names(columns);
         ojson outer = msgpack_values(data);
+        check(outer.size() > 1 || outer[0]["type"] != "bitmask", "malformed.truncated", "row: the input ends where the bin belongs");
         check(outer.size() == 2 && outer[0]["type"] == "bitmask", "invalid.tuple-type", "a row is a BITMASK and a bin");
         Bytes tuple = bin_of(outer[1], "row");
         Tuple parts = read_tuple(tuple.data(), tuple.size(), names.size(), false);
@@ -746,7 +764,6 @@ ojson decode(const std::string& format, const Bytes& data, ignite::Era era, cons
     }
     if (format == "collection" || format == "compute-arg") {
         ojson outer = msgpack_values(data);
-        check(!outer.empty(), "invalid.tuple-type", format + ": no value");
         if (outer[0]["type"] == "nil") {
             check(outer.size() == 1, "invalid.tuple-type", format + ": nil followed by more values");
             return format == "collection" ? out : ojson::array({{{"type", "NULL"}}});

@@ -242,9 +242,14 @@ final class BinaryTuple {
 
     private static ObjectNode secondsNanos(ObjectNode v, String t, byte[] b) throws WireError {
         need(t, b, b.length == 8 || b.length == 12);
-        long seconds = signed(b, 0, 8), nano = b.length == 12 ? signed(b, 8, 12) : 0;
-        if (!(0 <= nano && nano <= 999_999_999)) {
-            throw new WireError("invalid.tuple-value", "nano " + nano);
+        // any int32 nanos, normalised as Java's Instant.ofEpochSecond / Duration.ofSeconds do (spec BT-TIMESTAMP,
+        // BT-DURATION); a result outside int64 seconds is out of range
+        long raw = b.length == 12 ? signed(b, 8, 12) : 0, nano = Math.floorMod(raw, 1_000_000_000L), seconds;
+        try {
+            seconds = Math.addExact(signed(b, 0, 8), Math.floorDiv(raw, 1_000_000_000L));
+        } catch (ArithmeticException e) {
+            throw new WireError("invalid.tuple-value", "seconds " + signed(b, 0, 8) + " + nanos " + raw
+                    + " outside int64");
         }
         if (t.equals("TIMESTAMP")) {
             if (!(INSTANT_MIN <= seconds && seconds <= INSTANT_MAX)) {
@@ -608,6 +613,9 @@ final class BinaryTuple {
         if (n.compareTo(BigInteger.TWO) < 0) {
             throw new WireError("invalid.tuple-type", "collection element count " + n + " is below 2");
         }
+        if (outer.size() < 2) {
+            throw new WireError("malformed.truncated", "collection: the input ends where the bin belongs");
+        }
         long elements = n.bitLength() < 32 ? n.longValue() : Long.MAX_VALUE; // readTuple: malformed.truncated
         byte[][] parts = readTuple(oneBinAfter(outer, "collection"), elements, era).parts();
         long typeId = intElement("INT32", parts[0]), count = intElement("INT32", parts[1]);
@@ -634,6 +642,9 @@ final class BinaryTuple {
     private static ArrayNode readComputeArg(BigInteger kind, ArrayNode outer, String era, ArrayNode out) throws WireError {
         if (!(kind.signum() == 0 || kind.equals(COMPUTE_MARSHALLED))) {
             throw new WireError("invalid.tuple-type", "compute argument kind " + kind);
+        }
+        if (outer.size() < 2) {
+            throw new WireError("malformed.truncated", "compute argument: the input ends where the bin belongs");
         }
         byte[] data = oneBinAfter(outer, "compute argument");
         return out.add(kind.signum() == 0 ? readTriple(readTuple(data, 3, era).parts(), 0)
@@ -667,6 +678,11 @@ final class BinaryTuple {
             return out;
         }
         ArrayNode outer = codec.decode(data, "3.0");
+        // Input that ends where a value of the form belongs is truncated (spec BT-WRAPPER, BT-COLLECTION-COUNT,
+        // BT-COMPUTE-ARG-BIN): Java meets the end of its buffer, as for any cut value.
+        if (outer.size() == 0) {
+            throw new WireError("malformed.truncated", fmt + ": no value");
+        }
         switch (fmt) {
             case "object":
                 if (outer.size() != 1) {
@@ -678,12 +694,15 @@ final class BinaryTuple {
                 }
                 return out.add(readTriple(readTuple(binOf(outer.get(0), "object"), 3, era).parts(), 0));
             case "object-array":
-                if (!(outer.size() > 0 && outer.get(0).get("type").textValue().equals("int"))) {
+                if (!outer.get(0).get("type").textValue().equals("int")) {
                     throw new WireError("invalid.tuple-type", "an object array starts with its count");
                 }
                 BigInteger n = new BigInteger(outer.get(0).get("value").textValue());
                 if (n.signum() < 0) {
                     throw new WireError("invalid.tuple-type", "negative object count " + n);
+                }
+                if (n.signum() > 0 && outer.size() < 2) {
+                    throw new WireError("malformed.truncated", "object array: the input ends where the bin belongs");
                 }
                 if (outer.size() != (n.signum() > 0 ? 2 : 1)) {
                     throw new WireError("invalid.tuple-type", "an object array is a count and (N > 0) one bin");
@@ -700,9 +719,6 @@ final class BinaryTuple {
                 return out;
             case "collection":
             case "compute-arg":
-                if (outer.size() == 0) {
-                    throw new WireError("invalid.tuple-type", fmt + ": no value");
-                }
                 if (outer.get(0).get("type").textValue().equals("nil")) {
                     if (outer.size() != 1) {
                         throw new WireError("invalid.tuple-type", fmt + ": nil followed by more values");
@@ -716,6 +732,9 @@ final class BinaryTuple {
                 return fmt.equals("collection") ? readCollection(first, outer, era, out)
                         : readComputeArg(first, outer, era, out);
             case "table-row":
+                if (outer.size() == 1 && outer.get(0).get("type").textValue().equals("bitmask")) {
+                    throw new WireError("malformed.truncated", "row: the input ends where the bin belongs");
+                }
                 if (!(outer.size() == 2 && outer.get(0).get("type").textValue().equals("bitmask"))) {
                     throw new WireError("invalid.tuple-type", "a row is a BITMASK and a bin");
                 }

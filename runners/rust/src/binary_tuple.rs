@@ -187,9 +187,13 @@ fn decode_date(b: &[u8]) -> Result<Map<String, Value>> {
 
 fn seconds_nanos(t: &str, b: &[u8]) -> Result<Map<String, Value>> {
     need(t, b, b.len() == 8 || b.len() == 12)?;
-    let seconds = signed(&b[..8]);
-    let nano = if b.len() == 12 { signed(&b[8..]) } else { 0 };
-    check((0..=NANO_MAX).contains(&nano), "invalid.tuple-value", || format!("nano {nano}"))?;
+    // any int32 nanos, normalised as Java's Instant.ofEpochSecond / Duration.ofSeconds do (spec BT-TIMESTAMP, BT-DURATION)
+    let total = i128::from(signed(&b[..8])) * 1_000_000_000 + i128::from(if b.len() == 12 { signed(&b[8..]) } else { 0 });
+    let (wide, nano) = (total.div_euclid(1_000_000_000), total.rem_euclid(1_000_000_000) as i64);
+    let seconds = match i64::try_from(wide) {
+        Ok(s) => s,
+        Err(_) => return wire("invalid.tuple-value", format!("seconds {wide} outside int64")),
+    };
     if t == "TIMESTAMP" {
         let s = seconds as i128;
         check(INSTANT_SECONDS.0 <= s && s <= INSTANT_SECONDS.1, "invalid.tuple-value", || {
@@ -604,6 +608,7 @@ fn one_bin_after(outer: &[Value], what: &str) -> Result<Vec<u8>> {
 /// Spec 6.3: element count n, then the tuple of type id, count, items.
 fn read_collection(n: i128, outer: &[Value], era: &str) -> Result<Vec<Value>> {
     check(n >= 2, "invalid.tuple-type", || format!("collection element count {n} is below 2"))?;
+    check(outer.len() > 1, "malformed.truncated", || "collection: the input ends where the bin belongs".into())?;
     let bin = one_bin_after(outer, "collection")?;
     let (parts, _) = read_tuple(&bin, n as u128, era)?; // n < 2^64: checked against the input first
     let (id, count) = (signed_int32(parts[0])?, signed_int32(parts[1])?);
@@ -632,6 +637,7 @@ fn read_compute_arg(kind: i128, outer: &[Value], era: &str) -> Result<Vec<Value>
     check(kind == COMPUTE_NATIVE || kind == COMPUTE_MARSHALLED, "invalid.tuple-type", || {
         format!("compute argument kind {kind}")
     })?;
+    check(outer.len() > 1, "malformed.truncated", || "compute argument: the input ends where the bin belongs".into())?;
     let bin = one_bin_after(outer, "compute argument")?;
     if kind == COMPUTE_MARSHALLED {
         return Ok(vec![json!({"type": "MARSHALLED", "hex": to_hex(&bin)})]);
@@ -663,6 +669,9 @@ pub fn decode(fmt: &str, data: &[u8], era: &str, columns: &[Value], reg: &Regist
     }
     let outer = codec::decode(data, "3.0", reg)?;
     let kind = |i: usize| outer.get(i).and_then(|v| v.get("type")).and_then(Value::as_str);
+    // input that ends where a value of the form belongs is truncated (spec BT-WRAPPER, BT-COLLECTION-COUNT,
+    // BT-COMPUTE-ARG-BIN): Java meets the end of its buffer, as for any cut value
+    check(!outer.is_empty(), "malformed.truncated", || format!("{fmt}: no value"))?;
     match fmt {
         "object" => {
             check(outer.len() == 1, "invalid.tuple-type", || format!("an object is one MessagePack value, not {}", outer.len()))?;
@@ -676,7 +685,9 @@ pub fn decode(fmt: &str, data: &[u8], era: &str, columns: &[Value], reg: &Regist
         "object-array" => {
             check(kind(0) == Some("int"), "invalid.tuple-type", || "an object array starts with its count".into())?;
             let n = get_str(&outer[0], "value")?.parse::<i128>().unwrap_or(-1);
-            check(n >= 0 && outer.len() == if n > 0 { 2 } else { 1 }, "invalid.tuple-type", || {
+            check(n >= 0, "invalid.tuple-type", || format!("object array count {n} is negative"))?;
+            check(n == 0 || outer.len() > 1, "malformed.truncated", || "object array: the input ends where the bin belongs".into())?;
+            check(outer.len() == if n > 0 { 2 } else { 1 }, "invalid.tuple-type", || {
                 "an object array is a count and (N > 0) one bin".into()
             })?;
             if n == 0 {
@@ -687,6 +698,7 @@ pub fn decode(fmt: &str, data: &[u8], era: &str, columns: &[Value], reg: &Regist
             parts.chunks(3).map(|p| read_triple(p[0], p[1], p[2])).collect()
         }
         "table-row" => {
+            check(outer.len() > 1 || kind(0) != Some("bitmask"), "malformed.truncated", || "row: the input ends where the bin belongs".into())?;
             check(outer.len() == 2 && kind(0) == Some("bitmask"), "invalid.tuple-type", || {
                 "a row is a BITMASK and a bin".into()
             })?;
@@ -707,7 +719,6 @@ pub fn decode(fmt: &str, data: &[u8], era: &str, columns: &[Value], reg: &Regist
                 .collect()
         }
         "collection" | "compute-arg" => {
-            check(!outer.is_empty(), "invalid.tuple-type", || format!("{fmt}: no value"))?;
             if kind(0) == Some("nil") {
                 check(outer.len() == 1, "invalid.tuple-type", || format!("{fmt}: nil followed by more values"))?;
                 return Ok(if fmt == "collection" { Vec::new() } else { vec![json!({"type": "NULL"})] });
