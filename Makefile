@@ -1,9 +1,11 @@
 # Ignite 3 wire-value conformance suite.
 #   make verify   set up what is missing, build every runner, run it over the corpus (reports in out/)
-#   make test     the project's own tests (pytest), make verify (and the reject-agreement lint), verify-node, fuzz, each
+#   make test     the project's own tests (pytest), make verify (and the reject-agreement lint), verify-node,
+#                 verify-official (when Ignite sources are there), fuzz, each
 #                 runner's checks, the hostile-input benchmark
 #   make fuzz     cross-runner property-based fuzzing (20,000 values)
 #   make bench    codec speed per language (IEP-75 and Ignite.NET cases); make bench-verify: verify speed
+#   make verify-official  the official Ignite clients' own code over the corpus (IGNITE_REF, reports in out/official/)
 #   make verify-node  the node drivers over the node cases, the protocol over time (reports in out/node/)
 #   make vectors  regenerate vectors/ from generator/sources/ (and node/cases.json from generator/node/)
 #   make report   out/dashboard.html, out/summary.md and out/badges/ from the last run
@@ -55,7 +57,7 @@ setup-test: setup-fuzz
 # The runners' own setups then find their packages there and install nothing. (Plain `make`, not $(MAKE): `make -n`
 # prints this line instead of running it.)
 setup-all:
-	@tools/need-deb $(SETUP_DEBS) $(FUZZ_DEBS) $(TEST_DEBS) $$(for r in $(RUNNER_LIST); do \
+	@tools/need-deb $(SETUP_DEBS) $(FUZZ_DEBS) $(TEST_DEBS) $$(for r in $(RUNNER_LIST) $(OFFICIAL_RUNNERS); do \
 	  if grep -q '^debs:' runners/$$r/Makefile; then env -u MAKEFLAGS make -s --no-print-directory -C runners/$$r debs; fi; \
 	  done)
 
@@ -82,10 +84,13 @@ verify: setup build harness-bytecode
 # when it can be (a .NET 10 SDK and ../shared/upstream, through runners/ignite-dotnet's one client build), else it
 # is skipped with a note. Measured: reference + broken ~24 s; the .NET driver ~15-22 s (+ its build: ~26 s cold, ~6 s
 # up to date).
+# Where there are sources a failed build fails the target; without them (exit 3) the driver is skipped, said so.
 verify-node: setup runner-python
-	@if command -v dotnet >/dev/null 2>&1; then \
-	  $(MAKE) --no-print-directory -C drivers/dotnet build || echo "verify-node: the .NET driver did not build (see above): skipped" >&2; \
-	else echo "verify-node: no .NET SDK: the .NET driver is skipped" >&2; fi
+	@if ! command -v dotnet >/dev/null 2>&1; then echo "verify-node: no .NET SDK: the .NET driver is skipped" >&2; \
+	elif $(PY) tools/ignite_upstream.py ignite --ref $(IGNITE_REF) >/dev/null; then \
+	  $(MAKE) --no-print-directory -C drivers/dotnet build || exit 1; \
+	elif [ $$? -eq 3 ]; then echo "verify-node: no Ignite sources: the .NET driver is skipped" >&2; \
+	else exit 1; fi
 	$(PY) -m harness node --broken all --out $(OUT)/node $(ARGS)
 
 # The harness's bytecode, written when a source changed: each run then loads it instead of compiling ~4,700 lines
@@ -111,6 +116,14 @@ verify-official: setup harness-bytecode official-sources
 	IGNITE_REF=$(IGNITE_REF) $(PY) -m harness verify --runners $(subst $(space),$(comma),$(strip $(OFFICIAL_LIST))) \
 	  $(foreach r,$(OFFICIAL_LIST),--expected-failures $(r)=runners/$(r)/expected-failures-$(IGNITE_REF).txt) \
 	  --out $(OUT)/official/$(IGNITE_REF) $(ARGS)
+# What make test runs: verify-official at IGNITE_REF when there are sources; without any (tools/ignite_upstream.py
+# exit 3: no IGNITE3_SRC and no ../shared/upstream) one line says it was skipped and how to point at a checkout.
+.PHONY: verify-official-if-sources
+verify-official-if-sources:
+	@if $(PY) tools/ignite_upstream.py ignite --ref $(IGNITE_REF) >/dev/null; then \
+	  $(MAKE) --no-print-directory verify-official; \
+	elif [ $$? -eq 3 ]; then echo "verify-official: skipped, no Ignite sources (set IGNITE3_SRC, see above)" >&2; \
+	else exit 1; fi
 # Every ref in turn (what the README's table of the official clients is made from).
 verify-official-all:
 	@for ref in $(IGNITE_REFS); do $(MAKE) --no-print-directory verify-official IGNITE_REF=$$ref || exit 1; done
@@ -168,6 +181,7 @@ test: setup-all
 	$(MAKE) --no-print-directory verify
 	$(PY) tools/reject_agreement.py $(OUT)/report.json
 	$(MAKE) --no-print-directory verify-node
+	$(MAKE) --no-print-directory verify-official-if-sources
 	$(MAKE) --no-print-directory fuzz
 	$(MAKE) --no-print-directory checks
 	$(MAKE) --no-print-directory bench-hostile

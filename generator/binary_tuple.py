@@ -205,13 +205,17 @@ def tuple_variants(elements: list[dict], era: str) -> list[tuple[str, bytes, str
 
 # --- beta1 (BT-1): null map, zero-length defaults, no 80 marker --------------------------------
 BETA1_TYPES = ("BOOLEAN", "INT8", "INT16", "INT32", "INT64", "FLOAT", "DOUBLE", "STRING", "BYTE_ARRAY",
-               "UUID", "TIME", "TIMESTAMP", "DURATION", "PERIOD", "NUMBER")
+               "UUID", "TIME", "TIMESTAMP", "DURATION", "PERIOD", "NUMBER", "DATE", "DATETIME")
 # Zero length in beta1 whatever instance the caller held: a nil UUID by value; Instant.EPOCH, Duration.ZERO,
 # Period.ZERO and midnight because the java.time factories return those constants (spec 6.2.8). DATE and
-# DATETIME were zero length only for the identical constant instance, which no byte-level encoder can know.
+# DATETIME were zero length only for the identical constant instance, which no byte-level encoder can know, and
+# the reader returns that instance for a zero-length element (BinaryTupleParser dateValue, dateTimeValue): their
+# defaults are zero length here too, and the full form is a variant an encoder may write (source bt-beta1.yaml).
 BETA1_ZERO = {"UUID": {"value": "00000000-0000-0000-0000-000000000000"},
               "TIME": {"hour": 0, "minute": 0, "second": 0, "nano": 0}, "TIMESTAMP": {"seconds": "0", "nano": 0},
-              "DURATION": {"seconds": "0", "nano": 0}, "PERIOD": {"years": 0, "months": 0, "days": 0}}
+              "DURATION": {"seconds": "0", "nano": 0}, "PERIOD": {"years": 0, "months": 0, "days": 0},
+              "DATE": {"year": 0, "month": 1, "day": 1},
+              "DATETIME": {"year": 0, "month": 1, "day": 1, "hour": 0, "minute": 0, "second": 0, "nano": 0}}
 
 
 def element_beta1(v: dict) -> bytes:

@@ -288,7 +288,7 @@ def main(argv=None):
     if faults or (gaps and args.check):
         return 2
     if args.check:
-        print(f"catalogue: {len(mutants)} mutants apply; every MUST rule of spec.md 4-6 ({len(cat.must_rules())}) "
+        print(f"catalogue: {len(mutants)} mutants apply; every MUST rule of spec.md 4-6 and FR-* rule of 11 ({len(cat.must_rules())}) "
               f"has one; {len(triage)} triage entries name existing mutants")
         return 0
     chosen = [m for m in mutants if (not args.id or m["id"] in args.id) and (not args.runner or m["runner"] in args.runner)

@@ -52,7 +52,10 @@ var beta1Defaults = map[string]obj{"BOOLEAN": {"value": false}, "FLOAT": {"bits"
 	"UUID": {"value": nilUUID}, "TIME": {"hour": 0, "minute": 0, "second": 0, "nano": 0},
 	"TIMESTAMP": {"seconds": "0", "nano": 0}, "DURATION": {"seconds": "0", "nano": 0},
 	"PERIOD": {"years": 0, "months": 0, "days": 0},
-	"NUMBER": {"value": "0"}} // a beta1-only column type, zero by value (appendNumberNotNull)
+	"NUMBER": {"value": "0"}, // a beta1-only column type, zero by value (appendNumberNotNull)
+	// the reader's DEFAULT_DATE and DEFAULT_DATE_TIME (spec BT-BETA1)
+	"DATE":     {"year": 0, "month": 1, "day": 1},
+	"DATETIME": {"year": 0, "month": 1, "day": 1, "hour": 0, "minute": 0, "second": 0, "nano": 0}}
 
 const nilUUID = "00000000-0000-0000-0000-000000000000"
 
@@ -339,6 +342,9 @@ func decodeColumn(t string, b []byte, era string, isNull bool) (obj, error) {
 		if isNull {
 			return obj{"type": "NULL"}, nil
 		}
+		if t == "DECIMAL" { // the unscaled value only; its scale is the column's, not in the vector (spec BT-BETA1)
+			return nil, notPerformed("beta1 DECIMAL is not modelled (spec 6.2.8)")
+		}
 		if len(b) == 0 { // a zero-length element of a non-NULL column: the type's default
 			def, ok := beta1Defaults[t]
 			if err := check(ok, "invalid.tuple-length", "no beta1 default for %s", t); err != nil {
@@ -580,6 +586,11 @@ func encodeElementBeta1(v *Value) ([]byte, error) {
 		isDefault = v.Seconds == "0" && v.Nano == "0"
 	case "PERIOD":
 		isDefault = v.Years == "0" && v.Months == "0" && v.Days == "0"
+	case "DATE":
+		isDefault = v.Year == "0" && v.Month == "1" && v.Day == "1"
+	case "DATETIME":
+		isDefault = v.Year == "0" && v.Month == "1" && v.Day == "1" && v.Hour == "0" && v.Minute == "0" &&
+			v.Second == "0" && v.Nano == "0"
 	default:
 		s, err := v.text()
 		if err != nil {

@@ -257,12 +257,17 @@ const BETA1_DEFAULTS = {
   UUID: { value: "00000000-0000-0000-0000-000000000000" }, TIME: { hour: 0, minute: 0, second: 0, nano: 0 },
   TIMESTAMP: { seconds: "0", nano: 0 }, DURATION: { seconds: "0", nano: 0 }, PERIOD: { years: 0, months: 0, days: 0 },
   NUMBER: { value: "0" }, // zero by value (appendNumberNotNull)
+  // the reader's DEFAULT_DATE and DEFAULT_DATE_TIME (spec BT-BETA1)
+  DATE: { year: 0, month: 1, day: 1 },
+  DATETIME: { year: 0, month: 1, day: 1, hour: 0, minute: 0, second: 0, nano: 0 },
 };
 
 /** @param {string} t @param {Uint8Array} b @param {string} era @param {boolean} [isNull] */
 function decodeColumn(t, b, era, isNull = false) {
   if (era === "beta1") {
     if (isNull) return { type: "NULL" };
+    // the unscaled value only; its scale is the column's, not in the vector (spec BT-BETA1)
+    if (t === "DECIMAL") throw new NotPerformed("beta1 DECIMAL is not modelled (spec 6.2.8)");
     if (b.length === 0) { // a zero-length element of a non-NULL column: the type's default
       check(t in BETA1_DEFAULTS, "invalid.tuple-length", `no beta1 default for ${t}`);
       return { type: t, ...BETA1_DEFAULTS[t] };

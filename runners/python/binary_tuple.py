@@ -188,13 +188,18 @@ BETA1_DEFAULTS = {"BOOLEAN": {"value": False}, "FLOAT": {"bits": "00000000"}, "D
                   "UUID": {"value": "00000000-0000-0000-0000-000000000000"},
                   "TIME": {"hour": 0, "minute": 0, "second": 0, "nano": 0}, "TIMESTAMP": {"seconds": "0", "nano": 0},
                   "DURATION": {"seconds": "0", "nano": 0}, "PERIOD": {"years": 0, "months": 0, "days": 0},
-                  "NUMBER": {"value": "0"}}   # zero by value (appendNumberNotNull)
+                  "NUMBER": {"value": "0"},   # zero by value (appendNumberNotNull)
+                  # the reader's DEFAULT_DATE and DEFAULT_DATE_TIME (spec BT-BETA1)
+                  "DATE": {"year": 0, "month": 1, "day": 1},
+                  "DATETIME": {"year": 0, "month": 1, "day": 1, "hour": 0, "minute": 0, "second": 0, "nano": 0}}
 
 
 def decode_column(t, b, era, is_null=False):
     if era == "beta1":
         if is_null:
             return {"type": "NULL"}
+        if t == "DECIMAL":   # the unscaled value only; its scale is the column's, not in the vector (spec BT-BETA1)
+            raise NotImplementedError("beta1 DECIMAL is not modelled (spec 6.2.8)")
         if not b:   # a zero-length element of a non-NULL column: the type's default
             check(t in BETA1_DEFAULTS, "invalid.tuple-length", f"no beta1 default for {t}")
             return {"type": t, **BETA1_DEFAULTS[t]}

@@ -306,12 +306,19 @@ std::optional<ojson> beta1_default(const std::string& t) {
     if (t == "TIMESTAMP" || t == "DURATION") return ojson{{"type", t}, {"seconds", "0"}, {"nano", 0}};
     if (t == "PERIOD") return ojson{{"type", t}, {"years", 0}, {"months", 0}, {"days", 0}};
     if (t == "NUMBER") return ojson{{"type", t}, {"value", "0"}};  // zero by value (appendNumberNotNull)
+    // the reader's DEFAULT_DATE and DEFAULT_DATE_TIME (spec BT-BETA1)
+    if (t == "DATE") return ojson{{"type", t}, {"year", 0}, {"month", 1}, {"day", 1}};
+    if (t == "DATETIME")
+        return ojson{{"type", t}, {"year", 0}, {"month", 1}, {"day", 1},
+                     {"hour", 0}, {"minute", 0}, {"second", 0}, {"nano", 0}};
     return std::nullopt;
 }
 
 ojson decode_column(const std::string& t, Span b, bool beta1, bool is_null = false) {
     if (beta1) {
         if (is_null) return {{"type", "NULL"}};
+        // the unscaled value only; its scale is the column's, not in the vector (spec BT-BETA1)
+        if (t == "DECIMAL") throw Unsupported("beta1 DECIMAL is not modelled (spec 6.2.8)");
         if (!b.n) {
             auto d = beta1_default(t);
             check(d.has_value(), "invalid.tuple-length", "no beta1 default for " + t);

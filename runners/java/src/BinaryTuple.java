@@ -345,6 +345,10 @@ final class BinaryTuple {
             case "TIMESTAMP": case "DURATION": return Codec.typed(t).put("seconds", "0").put("nano", 0);
             case "PERIOD": return Codec.typed(t).put("years", 0).put("months", 0).put("days", 0);
             case "NUMBER": return Codec.typed(t).put("value", "0"); // zero by value (appendNumberNotNull)
+            // the reader's DEFAULT_DATE and DEFAULT_DATE_TIME (spec BT-BETA1)
+            case "DATE": return Codec.typed(t).put("year", 0).put("month", 1).put("day", 1);
+            case "DATETIME": return Codec.typed(t).put("year", 0).put("month", 1).put("day", 1)
+                    .put("hour", 0).put("minute", 0).put("second", 0).put("nano", 0);
             default: return null;
         }
     }
@@ -353,6 +357,9 @@ final class BinaryTuple {
         if (era.equals("beta1")) {
             if (isNull) {
                 return Codec.typed("NULL");
+            }
+            if (t.equals("DECIMAL")) { // the unscaled value only; its scale is the column's (spec BT-BETA1)
+                throw new UnsupportedOperationException("beta1 DECIMAL is not modelled (spec 6.2.8)");
             }
             if (b.length == 0) {
                 ObjectNode fallback = beta1Default(t);
@@ -497,7 +504,7 @@ final class BinaryTuple {
                 return new BigInteger(Fields.text(v, "value")).signum() == 0 ? new byte[0] : encodeElement(v, "3.0");
             case "FLOAT": case "DOUBLE":
                 return Long.parseUnsignedLong(Fields.text(v, "bits"), 16) == 0 ? new byte[0] : encodeElement(v, "3.0");
-            case "UUID": case "TIME": case "TIMESTAMP": case "DURATION": case "PERIOD":
+            case "UUID": case "TIME": case "TIMESTAMP": case "DURATION": case "PERIOD": case "DATE": case "DATETIME":
                 return v.equals(beta1Default(t)) ? new byte[0] : encodeElement(v, "3.0");
             case "NUMBER": { // BigInteger.toByteArray, nothing for zero
                 BigInteger n = new BigInteger(Fields.text(v, "value"));

@@ -308,6 +308,9 @@ fn beta1_default(t: &str) -> Option<Value> {
         "TIMESTAMP" | "DURATION" => json!({"seconds": "0", "nano": 0}),
         "PERIOD" => json!({"years": 0, "months": 0, "days": 0}),
         "NUMBER" => json!({"value": "0"}), // zero by value (appendNumberNotNull)
+        // the reader's DEFAULT_DATE and DEFAULT_DATE_TIME (spec BT-BETA1)
+        "DATE" => json!({"year": 0, "month": 1, "day": 1}),
+        "DATETIME" => json!({"year": 0, "month": 1, "day": 1, "hour": 0, "minute": 0, "second": 0, "nano": 0}),
         _ => return None,
     })
 }
@@ -316,6 +319,10 @@ fn decode_column(t: &str, b: &[u8], era: &str, is_null: bool) -> Result<Value> {
     if era == "beta1" {
         if is_null {
             return Ok(json!({"type": "NULL"}));
+        }
+        if t == "DECIMAL" {
+            // the unscaled value only; its scale is the column's, not in the vector (spec BT-BETA1)
+            return unsupported("beta1 DECIMAL is not modelled (spec 6.2.8)");
         }
         if b.is_empty() {
             return match beta1_default(t) {
