@@ -97,7 +97,7 @@ LAYOUTS = {
         ("idle_timeout", "long?", always), ("time_zone", "str?", always), ("property_count", "int", always),
         ("properties", "bin", always), ("query_modifiers", "int", feature("SQL_MULTISTATEMENT_SUPPORT")),
         ("statement", "str", always), ("arguments_count", "int?", always),
-        ("arguments_tuple", "bin", lambda get, _f: get("arguments_count") is not None),
+        ("arguments_tuple", "bin", lambda get, _f: get("arguments_count") not in (None, 0)),
         ("observable_timestamp", "long", always),
         ("partition_awareness", "bool", feature("SQL_PARTITION_AWARENESS"))],
     # The response to a request whose tx was FIRST_DIRECT (-1) or DIRECT (0): writeTxMeta's fields, then the op's own
@@ -119,8 +119,10 @@ def present_fields(kind: str, fields: dict, features) -> list[tuple[str, str]]:
         if name not in fields:
             raise FrameError("frame.fields", f"{kind}: field {name!r} is missing (other fields depend on it)")
         x = fields[name]
-        if name in ("error", "arguments_count"):   # presence asks only whether it is nil; its type is checked later
+        if name == "error":                        # presence asks only whether it is nil; its type is checked later
             return None if x == {"type": "nil"} else x
+        if name == "arguments_count":              # nil, 0 (no tuple) or anything else, its type checked later
+            return None if x == {"type": "nil"} else 0 if typed("int", x) and str(x.get("value")) == "0" else x
         if not (isinstance(x, dict) and x.get("type") in ("int", "nil")):   # flags, tx
             raise FrameError("frame.field-type", f"{kind}: field {name!r} must be an int")
         return None if x["type"] == "nil" else int(x["value"])

@@ -3,7 +3,8 @@ MessagePack value of a frame is, for diagnoses and `python3 -m harness annotate 
 
 The harness judges runners, so it keeps its own copy of the layouts (the generator and each runner have theirs);
 the frame vectors pin all of them to the same bytes. A condition is (field, test): the field is present when the
-test holds for the earlier field's value; flags tests are on its int value, `nil` / `not-nil` on its type."""
+test holds for the earlier field's value; flags tests are on its int value, `nil` / `not-nil` on its type, `not-nil-or-0`
+on both (neither nil nor the int 0: a value of another type counts as present, and the walk stops at it)."""
 
 from harness import schemas
 
@@ -75,7 +76,7 @@ LAYOUTS = {
     + _fields("str?", "schema") + _fields("int?", "page_size") + _fields("long?", "query_timeout", "idle_timeout")
     + _fields("str?", "time_zone") + _fields("int", "property_count") + _fields("bin", "properties")
     + _fields("int", "query_modifiers", when=("feature", "SQL_MULTISTATEMENT_SUPPORT")) + _fields("str", "statement")
-    + _fields("int?", "arguments_count") + _fields("bin", "arguments_tuple", when=("arguments_count", "not-nil"))
+    + _fields("int?", "arguments_count") + _fields("bin", "arguments_tuple", when=("arguments_count", "not-nil-or-0"))
     + _fields("long", "observable_timestamp")
     + _fields("bool", "partition_awareness", when=("feature", "SQL_PARTITION_AWARENESS")),
     "tx-piggyback-response": RESPONSE_HEADER + _fields("long", "tx_resource_id", when=NO_ERROR)
@@ -104,6 +105,8 @@ def present(when, seen, features):
         return kind == "nil"
     if test == "not-nil":
         return kind != "nil"
+    if test == "not-nil-or-0":                          # spec 11.7: a count of 0 has no tuple (Java writes none)
+        return kind != "nil" and not (kind == "int" and number == 0)
     flags = number or 0
     if test[0] == "set":
         return flags & test[1] != 0

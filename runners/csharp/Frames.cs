@@ -95,8 +95,9 @@ sealed class Frames(Codec codec, JsonElement registry)
         BigInteger? Tx(string field, IReadOnlySet<string> features);
         /// <summary>An int the fields after it depend on (the flags).</summary>
         BigInteger Flags(string field);
-        /// <summary>An int? that decides whether a field follows: true when nil.</summary>
-        bool NilOr(string field);
+        /// <summary>An int? that decides whether a field follows: true when nil or the int 0 (spec 11.7: no tuple then;
+        /// a value of another type is false, so the field still follows and the type is refused in turn).</summary>
+        bool NilOrZero(string field);
         void Features(string field);
         void Extensions(string field);
         void UuidList(string field);
@@ -376,7 +377,7 @@ sealed class Frames(Codec codec, JsonElement registry)
             c.Int("query_modifiers");
         }
         c.Value("statement", "str");
-        if (!c.NilOr("arguments_count"))
+        if (!c.NilOrZero("arguments_count"))
         {
             c.Value("arguments_tuple", "bin");
         }
@@ -395,6 +396,11 @@ sealed class Frames(Codec codec, JsonElement registry)
             ? t.GetString() : null;
 
     static bool IsNil(JsonElement value) => TypeOf(value) == "nil";
+
+    /// <summary>nil, or a typed int whose value is 0.</summary>
+    static bool IsNilOrZero(JsonElement value) =>
+        IsNil(value) || TypeOf(value) == "int" && value.TryGetProperty("value", out JsonElement v)
+            && v.ValueKind == JsonValueKind.String && v.GetString() == "0";
 
     static BigInteger IntOf(JsonElement typedInt) =>
         BigInteger.Parse(typedInt.GetProperty("value").GetString()!, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture);
@@ -475,7 +481,7 @@ sealed class Frames(Codec codec, JsonElement registry)
 
         public BigInteger Flags(string field) => IntOf(Copy(field, "int"));
 
-        public bool NilOr(string field) => IsNil(Copy(field, "int", nullable: true));
+        public bool NilOrZero(string field) => IsNilOrZero(Copy(field, "int", nullable: true));
 
         /// <summary>A count: an int >= 0. A count larger than the values left runs the list out (malformed.truncated).</summary>
         BigInteger Count(string field)
@@ -724,14 +730,14 @@ sealed class Frames(Codec codec, JsonElement registry)
 
         /// <summary>A nullable int whose nil-ness alone decides whether a field follows (true when nil): its type is
         /// checked with the other fields, after the names.</summary>
-        public bool NilOr(string field)
+        public bool NilOrZero(string field)
         {
             JsonElement value = Required(field);
             if (!Planning)
             {
                 Scalar(field, value, "int", nullable: true);
             }
-            return IsNil(value);
+            return IsNilOrZero(value);
         }
 
         public void Features(string field)

@@ -520,6 +520,24 @@ func typedValue(what string, raw json.RawMessage, want string, nullable bool) (*
 }
 
 // isNil reports whether raw is the typed value nil.
+// bringsTuple tells whether arguments_tuple follows an arguments_count of this type and value (spec 11.7): one that is
+// neither nil nor the int 0. A count of the wrong type brings it too (its own type is refused in turn).
+func bringsTuple(typeOf string, value any) bool {
+	digits, _ := value.(string)
+	return typeOf != "nil" && !(typeOf == "int" && digits == "0")
+}
+
+func rawBringsTuple(raw json.RawMessage) bool {
+	var probe struct {
+		Type  string `json:"type"`
+		Value any    `json:"value"`
+	}
+	if json.Unmarshal(raw, &probe) != nil {
+		return true // not a typed value: the tuple is wanted, and the count's type is refused
+	}
+	return bringsTuple(probe.Type, probe.Value)
+}
+
 func isNil(raw json.RawMessage) bool {
 	var probe struct {
 		Type *string `json:"type"`
@@ -1050,7 +1068,7 @@ func readSQLExecuteRequest(c *cursor) {
 	c.field("statement", "str")
 	arguments := c.of("arguments_count", "int", true)
 	c.set("arguments_count", arguments)
-	if c.err == nil && typeName(arguments) != "nil" {
+	if t, _ := arguments.(typed); c.err == nil && bringsTuple(typeName(arguments), t.Value) {
 		c.field("arguments_tuple", "bin")
 	}
 	c.field("observable_timestamp", "long")
@@ -1078,7 +1096,7 @@ func writeSQLExecuteRequest(w *writer) {
 	}
 	w.field("statement", "str")
 	w.nullableField("arguments_count", "int")
-	if raw, given := w.fields["arguments_count"]; w.when(given && !isNil(raw), "arguments_count is nil", "arguments_tuple") {
+	if raw, given := w.fields["arguments_count"]; w.when(given && rawBringsTuple(raw), "arguments_count is nil or 0", "arguments_tuple") {
 		w.field("arguments_tuple", "bin")
 	}
 	w.field("observable_timestamp", "long")

@@ -322,6 +322,11 @@ function readTupleGetResponse(c) {
 }
 
 /** @param {Cursor} c @param {Set<string>} features */
+/** Whether arguments_tuple follows this arguments_count: neither nil nor the int 0 (spec 11.7). @param {any} count */
+function bringsTuple(count) {
+  return count?.type !== "nil" && !(count?.type === "int" && String(count.value) === "0");
+}
+
 function readSqlExecuteRequest(c, features) {
   /** @type {Record<string, any>} */
   const f = { op: c.int("op"), request_id: c.long("request_id") };
@@ -337,7 +342,7 @@ function readSqlExecuteRequest(c, features) {
   if (features.has(SQL_MULTISTATEMENT_SUPPORT)) f.query_modifiers = c.int("query_modifiers");
   f.statement = c.of("statement", "str");
   f.arguments_count = c.nullable("arguments_count", "int");
-  if (f.arguments_count.type !== "nil") f.arguments_tuple = c.of("arguments_tuple", "bin");
+  if (bringsTuple(f.arguments_count)) f.arguments_tuple = c.of("arguments_tuple", "bin");
   f.observable_timestamp = c.long("observable_timestamp");
   if (features.has(SQL_PARTITION_AWARENESS)) f.partition_awareness = c.of("partition_awareness", "bool");
   return f;
@@ -671,8 +676,8 @@ function writeSqlExecuteRequest(w, features) {
   w.of("properties", "bin");
   if (features.has(SQL_MULTISTATEMENT_SUPPORT)) w.int("query_modifiers");
   w.of("statement", "str");
-  // Only its nil-ness decides: a count of the wrong type still brings the tuple (frame.fields when it is missing).
-  if (w.nullable("arguments_count", "int")?.type !== "nil") w.of("arguments_tuple", "bin");
+  // Nil and the int 0 have no tuple (spec 11.7); a count of the wrong type still brings it (frame.fields when missing).
+  if (bringsTuple(w.nullable("arguments_count", "int"))) w.of("arguments_tuple", "bin");
   w.long("observable_timestamp");
   if (features.has(SQL_PARTITION_AWARENESS)) w.of("partition_awareness", "bool");
 }

@@ -71,7 +71,9 @@ def server_op(f, _):
 
 
 def has_arguments(f, _):
-    return not is_nil(f["arguments_count"])
+    """arguments_tuple follows a count that is neither nil nor 0 (a count of another type brings it too)."""
+    v = f["arguments_count"]
+    return not is_nil(v) and not (isinstance(v, dict) and v.get("type") == "int" and str(v.get("value")) == "0")
 
 
 def tx_form(tx_id, feature_name):

@@ -68,6 +68,14 @@ std::string type_of(const ojson& v) {
     return t != v.end() && t->is_string() ? t->get<std::string>() : "object";
 }
 bool typed(const ojson& v, const char* type) { return type_of(v) == type; }
+// Whether arguments_tuple follows this arguments_count: neither nil nor the int 0 (spec 11.7); a count of the
+// wrong type brings it too (its type is refused in turn).
+bool brings_tuple(const ojson& count) {
+    if (typed(count, kNil)) return false;
+    if (!typed(count, "int")) return true;
+    auto v = count.find("value");
+    return !(v != count.end() && v->is_string() && v->get<std::string>() == "0");
+}
 // The typed type of a field type.
 const char* wire_type(const char* type) {
     return std::string(type) == kLong || std::string(type) == kCount ? kInt : type;
@@ -226,6 +234,11 @@ public:
         fields_[name] = c_.nullable(quote(name), type);
         return !typed(fields_[name], kNil);
     }
+    // arguments_count (int?): true when arguments_tuple follows.
+    bool arguments_count(const char* name) {
+        nullable(name, kInt);
+        return brings_tuple(fields_[name]);
+    }
     std::uint64_t flags(const char* name) {
         fields_[name] = c_.next(quote(name), kInt);
         return low_bits(fields_[name]);
@@ -311,6 +324,12 @@ public:
         const ojson* v = take(name);
         if (!naming_) push(name, *v, typed(*v, kNil) || typed(*v, wire_type(type)), type, true);
         return v && !typed(*v, kNil);
+    }
+    // arguments_count (int?): true when arguments_tuple follows.
+    bool arguments_count(const char* name) {
+        const ojson* v = take(name);
+        if (!naming_) push(name, *v, typed(*v, kNil) || typed(*v, kInt), kInt, true);
+        return v && brings_tuple(*v);
     }
     std::uint64_t flags(const char* name) {
         const ojson* v = take(name);
@@ -574,7 +593,7 @@ void sql_execute_request(W& w, const Features& features) {
     w.value("properties", kBin);
     if (features.count(kSqlMultistatementSupport)) w.value("query_modifiers", kInt);
     w.value("statement", kStr);
-    if (w.nullable("arguments_count", kInt)) w.value("arguments_tuple", kBin);
+    if (w.arguments_count("arguments_count")) w.value("arguments_tuple", kBin);
     w.value("observable_timestamp", kLong);
     if (features.count(kSqlPartitionAwareness)) w.value("partition_awareness", kBool);
 }

@@ -115,6 +115,12 @@ final class Frames {
         return value.isObject() && type.equals(value.path("type").textValue());
     }
 
+    /** Whether arguments_tuple follows this arguments_count: neither nil nor the int 0 (spec 11.7); a count of the
+     * wrong type brings it too (its own type is refused in turn). */
+    private static boolean bringsTuple(JsonNode count) {
+        return !isTyped(count, "nil") && !(isTyped(count, "int") && "0".equals(count.path("value").asText()));
+    }
+
     // ---------------------------------------------------------------- decode
 
     /** The frame's message as named fields (FRAMES.md section 4, steps 1 to 6 in that order). */
@@ -836,7 +842,7 @@ final class Frames {
         fields.set("statement", in.next("statement", "str"));
         JsonNode argumentsCount = in.nullable("arguments_count", "int");
         fields.set("arguments_count", argumentsCount);
-        if (!isTyped(argumentsCount, "nil")) {
+        if (bringsTuple(argumentsCount)) {
             fields.set("arguments_tuple", in.next("arguments_tuple", "bin"));
         }
         fields.set("observable_timestamp", in.next("observable_timestamp", "long"));
@@ -866,7 +872,9 @@ final class Frames {
             out.raw(argumentsCount);
         } else {
             out.add("arguments_count", argumentsCount, "int");
-            out.value("arguments_tuple", "bin");
+            if (bringsTuple(argumentsCount)) {
+                out.value("arguments_tuple", "bin");
+            }
         }
         out.value("observable_timestamp", "long");
         if (features.contains(SQL_PARTITION_AWARENESS)) {

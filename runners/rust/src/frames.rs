@@ -134,9 +134,15 @@ impl Seen {
         }
     }
 
-    /// A nil error or arguments_count: anything else (an error object, a mistyped value) is not nil.
+    /// A nil error: anything else (an error object, a mistyped value) is not nil.
     fn nil(&self) -> bool {
         matches!(self, Seen::Nil)
+    }
+
+    /// An arguments_count that brings arguments_tuple (spec 11.7): neither nil nor the int 0; a mistyped count
+    /// brings it too (its type is refused in turn).
+    fn brings_tuple(&self) -> bool {
+        !matches!(self, Seen::Nil | Seen::Int(0))
     }
 }
 
@@ -376,7 +382,7 @@ fn layout_sql_execute_request(w: &mut dyn Walk, features: &[&str]) -> Result<()>
         w.field("query_modifiers", INT)?;
     }
     w.field("statement", STR)?;
-    if !w.field("arguments_count", nil_or(Ty::Int))?.nil() {
+    if w.field("arguments_count", nil_or(Ty::Int))?.brings_tuple() {
         w.field("arguments_tuple", BIN)?;
     }
     w.field("observable_timestamp", LONG)?;
