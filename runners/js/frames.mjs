@@ -321,12 +321,12 @@ function readTupleGetResponse(c) {
   return f;
 }
 
-/** @param {Cursor} c @param {Set<string>} features */
 /** Whether arguments_tuple follows this arguments_count: neither nil nor the int 0 (spec 11.7). @param {any} count */
 function bringsTuple(count) {
   return count?.type !== "nil" && !(count?.type === "int" && String(count.value) === "0");
 }
 
+/** @param {Cursor} c @param {Set<string>} features */
 function readSqlExecuteRequest(c, features) {
   /** @type {Record<string, any>} */
   const f = { op: c.int("op"), request_id: c.long("request_id") };
