@@ -107,3 +107,13 @@ def _attr(text):
 
 def _clean(text):
     return text.translate(_CONTROL)
+
+
+def escape_attr(text):
+    """Runner or driver text as an XML attribute value (harness/node_run.py's JUnit uses it too)."""
+    return _attr(_clean(text))
+
+
+def escape_text(text):
+    """Runner or driver text as XML element content."""
+    return _clean(text).translate(_TEXT)

@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from harness import atomic, frame_annotate, incomplete, node, schemas
+from harness import junit as junit_xml
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "node" / "cases.json"
@@ -495,8 +496,7 @@ def write_reports(out, report):
 
 
 def junit(report):
-    esc = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})
-    control = {c: f"\\x{c:02x}" for c in range(0x20) if chr(c) not in "\t\n\r"}
+    attr, text_of = junit_xml.escape_attr, junit_xml.escape_text
     parts = ["<?xml version='1.0' encoding='utf-8'?>\n<testsuites>"]
     for name, s in report["drivers"].items():
         mine = [v for v in report["verdicts"] if v["driver"] == name]
@@ -507,10 +507,10 @@ def junit(report):
             if v["verdict"] == "pass":
                 parts.append(" />")
             elif v["verdict"] == "unclaimed":
-                parts.append(f'><skipped message="{v["detail"].translate(control).translate(esc)}" /></testcase>')
+                parts.append(f'><skipped message="{attr(v["detail"])}" /></testcase>')
             else:
-                text = "\n".join(v["diagnosis"]).translate(control).translate(esc)
-                parts.append(f'><failure message="{v["detail"][:500].translate(control).translate(esc)}">{text}'
+                text = text_of("\n".join(v["diagnosis"]))
+                parts.append(f'><failure message="{attr(v["detail"][:500])}">{text}'
                              f'</failure></testcase>')
         parts.append("</testsuite>")
     parts.append("</testsuites>\n")
