@@ -13,7 +13,7 @@ Runners    resolve(names, runners_dir, commands, expected_failures) -> [RunnerCo
            close for batches; StartError. RunnerProcess is the bare process (read_line -> a line, EOF, TIMEOUT
            or LineTooLong), StderrLog its stderr file.
 Verdicts   Outcome (one op's raw verdict), FAULTS (the outcomes that are the runner's faults),
-           build_verdicts(runner, ops, outcomes) -> [Verdict]; parse_expectations(path),
+           build_verdicts(runner, ops, outcomes) -> [Verdict]; parse_expectations(path), compile_glob(glob),
            apply_expectations(entries, verdicts, full_run, scope_of, corpus_scope), CorpusScope(catalog).
 Helpers    SECONDS, number(kind, low, high): range-checked argparse types; compact(values) -> one line of JSON;
            run_threads / start_threads: callables on threads with a stack deep enough for nested vectors.
@@ -23,7 +23,8 @@ from harness.cli import DEFAULT_CACHE
 from harness.corpus import CorpusError, load as load_corpus
 from harness.corpus_cache import open_corpus
 from harness.diagnosis import compact
-from harness.expectations import CorpusScope, apply as apply_expectations, parse as parse_expectations
+from harness.expectations import (WILDCARD_CAP, CorpusScope, apply as apply_expectations, compile_glob,
+                                  parse as parse_expectations)
 from harness.judge import Outcome
 from harness.manifest import ManifestError, check as check_manifest
 from harness.ops import Op, plan as plan_ops, unsupported
@@ -35,7 +36,7 @@ from harness.runner_session import RunnerResult, Session, StartError
 from harness.schemas import REPO_ROOT, load as load_schema
 from harness.threads import run_all as run_threads, start as start_threads
 
-__all__ = ["DEFAULT_CACHE", "CorpusError", "load_corpus", "ManifestError", "check_manifest", "open_corpus", "compact", "CorpusScope",
+__all__ = ["DEFAULT_CACHE", "CorpusError", "load_corpus", "ManifestError", "check_manifest", "open_corpus", "compact", "CorpusScope", "compile_glob", "WILDCARD_CAP",
            "apply_expectations", "parse_expectations", "Outcome", "Op", "plan_ops", "unsupported", "SECONDS",
            "number", "FAULTS", "build_verdicts", "ConfigError", "known_runners", "parse_overrides", "resolve", "EOF",
            "TIMEOUT", "LineTooLong", "RunnerProcess", "StderrLog", "RunnerResult", "Session", "StartError",

@@ -50,8 +50,8 @@ class Entry:
         scoped = _SCOPED.match(self.id_glob)
         self.scope = (scoped.group(1), scoped.group(2)) if scoped else None
         # An exact id is compared as a string: compiling 10,000 distinct patterns would cost more than the run.
-        self._id = _compile(self.id_glob) if not scoped and "*" in self.id_glob else None
-        self._op = _compile(self.op_glob)
+        self._id = compile_glob(self.id_glob) if not scoped and "*" in self.id_glob else None
+        self._op = compile_glob(self.op_glob)
 
     @property
     def wildcard(self):
@@ -76,7 +76,8 @@ class Entry:
 
 
 @functools.lru_cache(maxsize=None)      # op globs repeat on most lines
-def _compile(glob):
+def compile_glob(glob):
+    """An expected-failures glob: `*` is the only wildcard, `[` `]` are literal."""
     return re.compile("^" + ".*".join(re.escape(part) for part in glob.split("*")) + "$")
 
 
@@ -101,7 +102,7 @@ def parse(path):
                                        f"format:FORMAT)")
             if not (_SCOPED.match(id_glob) or _ID_GLOB.match(id_glob)):
                 raise ExpectationError(f"{path}:{n}: '{id_glob}' is not a vector id or id glob")
-            if not (_OP.match(op_glob.replace("*", "x")) or any(_compile(op_glob).match(o) for o in _SAMPLE_OPS)):
+            if not (_OP.match(op_glob.replace("*", "x")) or any(compile_glob(op_glob).match(o) for o in _SAMPLE_OPS)):
                 raise ExpectationError(f"{path}:{n}: '{op_glob}' is not an op or op glob (encode, decode, "
                                        f"decode[<label>], reject, reject-encode)")
             entries.append(Entry(str(path), n, id_glob, op_glob, reason, text))
