@@ -1,7 +1,7 @@
 """Ignite 3 client frames (FRAMES.md, spec.md frames chapter) <-> named fields, on the runner's value codec.
 
 A frame is [IGNI magic, handshake kinds only] + 4-byte big-endian length + that many bytes of MessagePack: a
-sequence of values laid out by the message kind (LAYOUTS). Decoding reads the whole sequence with codec.decode and
+sequence of values laid out by the message kind (the registry's frame_layouts). Decoding reads the whole sequence with codec.decode and
 walks the layout over the value list (Cursor); encoding checks the fields against the layout, lays out typed values
 in wire order (Writer) and writes them with codec.encode. No count or declared length is ever used to allocate."""
 import codec
@@ -10,31 +10,16 @@ from ignite_ext import INT32, INT64, REGISTRY, WireError, check, in_range
 ERA = "3.0"
 MAGIC = b"IGNI"                      # 49 47 4e 49, before the length of both handshake messages (spec FR-MAGIC)
 LENGTH_BYTES = 4
-# The registry's values (schema/registry.json frames): response flags and the SERVER_OP_RESPONSE ERROR flag
-RESPONSE_FLAGS = {f["name"]: f["bit_value"] for f in REGISTRY["frames"]["response_flags"]}
-PARTITION_ASSIGNMENT = RESPONSE_FLAGS["PARTITION_ASSIGNMENT"]
-NOTIFICATION = RESPONSE_FLAGS["NOTIFICATION"]      # adds no field: a notification is its payload
-ERROR = RESPONSE_FLAGS["ERROR"]
-SERVER_OP = RESPONSE_FLAGS["SERVER_OP"]
-SERVER_OP_RESPONSE_ERROR = {f["name"]: f["bit_value"] for f in REGISTRY["frames"]["server_op_response_flags"]}["ERROR"]
-# The features sql-execute-request reads (registry frames.features[].name)
+# The negotiable features (registry frames.features[].name): an encoder refuses others
 FEATURES = {f["name"] for f in REGISTRY["frames"]["features"]}
-SQL_DIRECT_TX_MAPPING = "SQL_DIRECT_TX_MAPPING"
-SQL_MULTISTATEMENT_SUPPORT = "SQL_MULTISTATEMENT_SUPPORT"
-SQL_PARTITION_AWARENESS = "SQL_PARTITION_AWARENESS"
-assert {SQL_DIRECT_TX_MAPPING, SQL_MULTISTATEMENT_SUPPORT, SQL_PARTITION_AWARENESS} <= FEATURES, "registry features"
-# The direct-mapping forms of tx (spec 11.6): registry frames.tx_ids, each brought by its feature
-TX_IDS = {t["name"]: t["id"] for t in REGISTRY["frames"]["tx_ids"]}
-TX_PIGGYBACK, TX_DIRECT_MAPPING = "TX_PIGGYBACK", "TX_DIRECT_MAPPING"
-assert {TX_PIGGYBACK, TX_DIRECT_MAPPING} <= FEATURES, "registry features"
 # FR-INT-RANGE: an int field is what Java reads with unpackInt, a long field with unpackLong
 RANGES = {"int": INT32, "long": INT64}
 
-NIL = {"type": "nil"}
 
-
-# ---------------------------------------------------------------- layouts: (field, type, when) in wire order
-# A type ending in '?' may be nil. `when(fields, features)` sees the fields laid out so far (typed values).
+# ---------------------------------------------------------------- layouts (registry frame_layouts)
+# Each message kind's fields in wire order, as the registry gives them: {name, type, when?}. A type ending in '?'
+# may be nil. A condition is a test over the fields laid out so far (typed values) and the negotiated features;
+# one evaluator (`holds`) serves both directions, so a field is added to a message by editing the registry alone.
 
 def flags_of(f):
     v = f["flags"]     # KeyError when missing: encode reports the missing field
@@ -42,110 +27,38 @@ def flags_of(f):
     return int(v["value"])
 
 
-def flag(bit):
-    return lambda f, _: flags_of(f) & bit != 0
-
-
-def no_flag(bit):
-    return lambda f, _: flags_of(f) & bit == 0
-
-
-def feature(name):
-    return lambda _, features: name in features
-
-
-def always(_f, _features):
-    return True
-
-
 def is_nil(v):
     return isinstance(v, dict) and v.get("type") == "nil"
 
 
-def handshake_ok(f, _):
-    return is_nil(f["error"])
+def int_equals(v, n):
+    return isinstance(v, dict) and v.get("type") == "int" and str(v.get("value")) == str(n)
 
 
-def server_op(f, _):
-    return flags_of(f) & (SERVER_OP | ERROR) == SERVER_OP
+def holds(when, f, features):
+    """Whether a field with condition `when` (registry frame_condition) is present."""
+    if when is None:
+        return True
+    if "flags" in when:
+        return flags_of(f) & when["flags"]["mask"] == when["flags"]["equals"]
+    if "nil" in when:
+        return is_nil(f[when["nil"]])
+    if "feature" in when:
+        return when["feature"] in features
+    if "not_nil_or_zero" in when:
+        v = f[when["not_nil_or_zero"]]
+        return not is_nil(v) and not int_equals(v, 0)
+    form = when["tx_form"]
+    if form["feature"] not in features:
+        return False
+    v = f["tx"]
+    check(isinstance(v, dict) and v.get("type") in ("int", "nil"), "frame.field-type",
+          f"tx: expected int or nil, got {describe(v)}")
+    return int_equals(v, form["tx"])
 
 
-def has_arguments(f, _):
-    """arguments_tuple follows a count that is neither nil nor 0 (a count of another type brings it too)."""
-    v = f["arguments_count"]
-    return not is_nil(v) and not (isinstance(v, dict) and v.get("type") == "int" and str(v.get("value")) == "0")
-
-
-def tx_form(tx_id, feature_name):
-    """With the feature negotiated, a tx of this id brings its fields; a tx neither int nor nil is frame.field-type."""
-    def when(f, features):
-        if feature_name not in features:
-            return False
-        v = f["tx"]
-        check(isinstance(v, dict) and v.get("type") in ("int", "nil"), "frame.field-type",
-              f"tx: expected int or nil, got {describe(v)}")
-        return v["type"] == "int" and int(v["value"]) == tx_id
-    return when
-
-
-PIGGYBACK = tx_form(TX_IDS["FIRST_DIRECT"], TX_PIGGYBACK)
-DIRECT = tx_form(TX_IDS["DIRECT"], TX_DIRECT_MAPPING)
-TX_FORMS = [("tx_observable_timestamp", "long", PIGGYBACK), ("tx_read_only", "bool", PIGGYBACK),
-            ("tx_timeout", "long", PIGGYBACK), ("tx_enlistment_token", "long", DIRECT), ("tx_id", "uuid", DIRECT),
-            ("tx_commit_table_id", "int", DIRECT), ("tx_commit_partition", "int", DIRECT),
-            ("tx_coordinator_id", "uuid", DIRECT), ("tx_timeout", "long", DIRECT)]
-
-
-ERROR_OBJECT = [("trace_id", "uuid", always), ("code", "int", always), ("class_name", "str", always),
-                ("message", "str?", always), ("stack_trace", "str?", always), ("extensions", "extensions?", always)]
-
-RESPONSE_HEADER = [("request_id", "long", always), ("flags", "int", always),
-                   ("partition_assignment_timestamp", "long", flag(PARTITION_ASSIGNMENT)),
-                   ("observable_timestamp", "long", always), ("error", "error", flag(ERROR))]
-
-
-def fields(*names, type_="int", when=always):
-    return [(name, type_, when) for name in names]
-
-
-LAYOUTS = {
-    "handshake-request": fields("version_major", "version_minor", "version_patch", "client_code") + [
-        ("features", "features", always), ("extensions", "extensions", always)],
-    "handshake-response": fields("version_major", "version_minor", "version_patch") + [
-        ("error", "error?", always)] + fields("idle_timeout", type_="long", when=handshake_ok) + [
-        ("node_id", "uuid", handshake_ok), ("node_name", "str", handshake_ok),
-        ("cluster_ids", "uuid-list", handshake_ok), ("cluster_name", "str", handshake_ok)] + fields(
-        "observable_timestamp", type_="long", when=handshake_ok) + fields("product_major", "product_minor", "product_maintenance", when=handshake_ok) + [
-        ("product_patch", "int?", handshake_ok), ("product_pre_release", "str?", handshake_ok),
-        ("features", "features", handshake_ok), ("extensions", "extensions", handshake_ok)],
-    "request": fields("op") + fields("request_id", type_="long") + [("payload", "payload", always)],
-    "response": RESPONSE_HEADER + [("server_op", "int", server_op), ("payload", "payload", no_flag(ERROR))],
-    "server-op-response": fields("op") + fields("request_id", type_="long") + fields("flags") + [
-        ("error", "error", flag(SERVER_OP_RESPONSE_ERROR)), ("payload", "payload", no_flag(SERVER_OP_RESPONSE_ERROR))],
-    "tuple-request": fields("op") + fields("request_id", type_="long") + fields("table_id") + [
-        ("tx", "long?", always)] + TX_FORMS + fields("schema_version") + [
-        ("no_value_set", "bitmask", always), ("tuple", "bin", always)],
-    "tuple-upsert-response": RESPONSE_HEADER + fields("schema_version", when=no_flag(ERROR)),
-    "tuple-get-response": RESPONSE_HEADER + fields("schema_version", when=no_flag(ERROR)) + [
-        ("tuple", "bin?", no_flag(ERROR))],
-    "sql-execute-request": fields("op") + fields("request_id", type_="long") + [
-        ("direct_tx_mapping", "bool", feature(SQL_DIRECT_TX_MAPPING)), ("tx", "long?", always)] + TX_FORMS + [
-        ("schema", "str?", always), ("page_size", "int?", always), ("query_timeout", "long?", always),
-        ("idle_timeout", "long?", always), ("time_zone", "str?", always), ("property_count", "int", always),
-        ("properties", "bin", always), ("query_modifiers", "int", feature(SQL_MULTISTATEMENT_SUPPORT)),
-        ("statement", "str", always), ("arguments_count", "int?", always),
-        ("arguments_tuple", "bin", has_arguments), ("observable_timestamp", "long", always),
-        ("partition_awareness", "bool", feature(SQL_PARTITION_AWARENESS))],
-    # The response to a request whose tx was FIRST_DIRECT / DIRECT: writeTxMeta's fields, then the op's payload
-    "tx-piggyback-response": RESPONSE_HEADER + [
-        ("tx_resource_id", "long", no_flag(ERROR)), ("tx_id", "uuid", no_flag(ERROR)),
-        ("tx_coordinator_id", "uuid", no_flag(ERROR)), ("tx_timeout", "long", no_flag(ERROR)),
-        ("payload", "payload", no_flag(ERROR))],
-    "tx-direct-response": RESPONSE_HEADER + [
-        ("tx_primary_node", "str", no_flag(ERROR)), ("tx_enlistment_token", "long", no_flag(ERROR)),
-        ("tx_noop", "bool", no_flag(ERROR)), ("payload", "payload", no_flag(ERROR))],
-}
-HANDSHAKES = frozenset(("handshake-request", "handshake-response"))
+LAYOUTS = {m["kind"]: m for m in REGISTRY["frame_layouts"]["messages"]}
+ERROR_OBJECT = REGISTRY["frame_layouts"]["error_object"]
 SCALARS = frozenset(("int", "bool", "str", "bin", "uuid", "bitmask"))     # plus long: an int of the wider range
 
 
@@ -218,16 +131,16 @@ def read(cur, field, type_):
 
 def read_layout(cur, fields_layout, features, prefix=""):
     out = {}
-    for name, type_, when in fields_layout:
-        if when(out, features):
-            out[name] = read(cur, prefix + name, type_)
+    for field in fields_layout:
+        if holds(field.get("when"), out, features):
+            out[field["name"]] = read(cur, prefix + field["name"], field["type"])
     return out
 
 
 def decode(kind, data, features=()):
-    fields_layout = layout(kind)
+    message = layout(kind)
     pos = 0
-    if kind in HANDSHAKES:
+    if message["magic"]:
         check(len(data) >= len(MAGIC), "malformed.truncated", f"{len(data)} bytes: the magic needs 4")
         check(data[:4] == MAGIC, "frame.magic", f"magic {data[:4].hex()}, not {MAGIC.hex()}")
         pos = len(MAGIC)
@@ -237,7 +150,7 @@ def decode(kind, data, features=()):
     pos += LENGTH_BYTES
     check(len(data) - pos >= length, "malformed.truncated", f"length {length}, {len(data) - pos} bytes follow")
     cur = Cursor(codec.decode(data[pos:pos + length], ERA))
-    out = read_layout(cur, fields_layout, frozenset(features))
+    out = read_layout(cur, message["fields"], frozenset(features))
     check(cur.pos == len(cur.values), "frame.trailing",
           f"{len(cur.values) - cur.pos} values after the last field of {kind}")
     check(pos + length == len(data), "frame.trailing", f"{len(data) - pos - length} bytes after the frame")
@@ -310,12 +223,12 @@ class Writer:
 
     def write_layout(self, fields_layout, given, features, prefix=""):
         """Checks the whole object first (frame.fields), then writes each field (frame.field-type)."""
-        wanted = [(name, type_) for name, type_, when in fields_layout if when_given(when, given, features)]
+        wanted = [(f["name"], f["type"]) for f in fields_layout if when_given(f.get("when"), given, features)]
         names = {name for name, _ in wanted}
         missing = [prefix + name for name, _ in wanted if name not in given]
         check(not missing, "frame.fields", f"missing {', '.join(missing)}")
         extra = sorted(prefix + name for name in given if name not in names)
-        known = {name for name, _, _ in fields_layout}
+        known = {f["name"] for f in fields_layout}
         check(not extra, "frame.fields", "not in this layout: " + ", ".join(
             f"{name} ({'ruled out by the flags, error or features' if name[len(prefix):] in known else 'unknown'})"
             for name in extra))
@@ -327,7 +240,7 @@ def when_given(when, given, features):
     """A layout condition over given fields: the fields it reads come earlier in the layout; if one is missing
     the condition cannot hold (the missing field is reported); flags of the wrong type is frame.field-type."""
     try:
-        return when(given, features)
+        return holds(when, given, features)
     except KeyError:
         return False
 
@@ -339,12 +252,12 @@ def describe(v):
 
 
 def encode(kind, given, features=()):
-    fields_layout = layout(kind)
+    message = layout(kind)
     check(isinstance(given, dict), "frame.fields", "fields is not an object")
     unknown = sorted(set(features) - FEATURES)
     check(not unknown, "frame.fields", f"unknown negotiated features {unknown}: the layout cannot be known")
     w = Writer()
-    w.write_layout(fields_layout, given, frozenset(features))
+    w.write_layout(message["fields"], given, frozenset(features))
     body = codec.encode(w.values)
     check(len(body) < 2**31, "unrepresentable", f"{len(body)} bytes do not fit the 4-byte signed length")
-    return (MAGIC if kind in HANDSHAKES else b"") + len(body).to_bytes(LENGTH_BYTES, "big") + body
+    return (MAGIC if message["magic"] else b"") + len(body).to_bytes(LENGTH_BYTES, "big") + body
