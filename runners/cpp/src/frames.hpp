@@ -1,6 +1,6 @@
 // The frame layer (FRAMES.md, issue 29): one Ignite 3 client/server message as named fields <-> its framed bytes
 // (IGNI magic for the handshake kinds, a 4-byte big-endian length, then a sequence of MessagePack values laid out by
-// the message kind). Every value goes through this runner's own codec (codec::decode / codec::encode, era 3.0).
+// the message kind, as the registry's frame_layouts say: runners/PROTOCOL.md section 4). Every value goes through this runner's own codec (codec::decode / codec::encode, era 3.0).
 #pragma once
 
 #include <cstdint>
@@ -11,6 +11,10 @@
 #include <nlohmann/json.hpp>
 
 namespace frames {
+
+// Reads the message layouts (registry frame_layouts) and the feature names (frames.features) from the registry, once
+// at start. Throws (nlohmann or std::runtime_error) when they do not follow registry.schema.json.
+void load(const nlohmann::ordered_json& registry);
 
 // The feature names (registry frames.features[].name) the connection negotiated.
 using Features = std::set<std::string>;

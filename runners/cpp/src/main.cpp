@@ -1,5 +1,6 @@
 // Protocol loop of the C++ runner (schema/protocol.schema.json, version 1): one JSON request per stdin line,
 // one JSON response per stdout line (flushed before any read that could block), logs on stderr.
+// Usage: ignite-runner [path of schema/registry.json, default ../../schema/registry.json]
 #include <malloc.h>
 #include <unistd.h>
 
@@ -7,6 +8,7 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdlib>
+#include <fstream>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -185,9 +187,23 @@ void write_out(std::string& out) {
     out.clear();
 }
 
+// The registry's frame layouts, read once at start (the harness runs the runner in runners/cpp/).
+bool load_registry(const char* path) {
+    try {
+        std::ifstream in(path);
+        if (!in) throw std::runtime_error("cannot open it");
+        frames::load(ojson::parse(in));
+        return true;
+    } catch (const std::exception& e) {
+        std::cerr << "cpp runner: cannot read the registry " << path << ": " << e.what() << "\n";
+        return false;
+    }
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+    if (!load_registry(argc > 1 ? argv[1] : "../../schema/registry.json")) return 2;
     // Freed memory stays with the process, so a big request reuses the pages of the ones before it: on the VMs
     // the suite runs on, a first touch of a page (a page fault) costs more than parsing what goes in it.
     mallopt(M_MMAP_THRESHOLD, 32 << 20);
