@@ -72,29 +72,30 @@ Fields error_object;
 std::set<std::string> feature_names;      // frames.features[].name: an encoder refuses others
 const Features kNoFeatures;               // the error object's layout depends on none
 
+// The condition forms by their key: nil, feature and not_nil_or_zero name a field or feature; flags and tx_form
+// are objects (the field they test is flags or tx).
+const std::pair<const char*, Condition::Form> kForms[] = {
+    {"flags", Condition::Flags}, {"nil", Condition::Nil}, {"feature", Condition::Feature},
+    {"tx_form", Condition::TxForm}, {"not_nil_or_zero", Condition::NotNilOrZero}};
+
 Condition condition_of(const ojson& when) {
-    Condition c;
-    if (when.contains("flags")) {
-        c.form = Condition::Flags;
-        c.mask = when["flags"].at("mask").get<std::uint64_t>();
-        c.equals = when["flags"].at("equals").get<std::uint64_t>();
-    } else if (when.contains("nil")) {
-        c.form = Condition::Nil;
-        c.name = when["nil"].get<std::string>();
-    } else if (when.contains("feature")) {
-        c.form = Condition::Feature;
-        c.name = when["feature"].get<std::string>();
-    } else if (when.contains("tx_form")) {
-        c.form = Condition::TxForm;
-        c.name = when["tx_form"].at("feature").get<std::string>();
-        c.tx = when["tx_form"].at("tx").get<std::int64_t>();
-    } else if (when.contains("not_nil_or_zero")) {
-        c.form = Condition::NotNilOrZero;
-        c.name = when["not_nil_or_zero"].get<std::string>();
-    } else {
-        throw std::runtime_error("frame_layouts: unknown condition " + when.dump());
+    for (const auto& [key, form] : kForms) {
+        auto it = when.find(key);
+        if (it == when.end()) continue;
+        Condition c;
+        c.form = form;
+        if (it->is_string()) {
+            c.name = it->get<std::string>();
+        } else if (form == Condition::Flags) {
+            c.mask = it->at("mask").get<std::uint64_t>();
+            c.equals = it->at("equals").get<std::uint64_t>();
+        } else {
+            c.name = it->at("feature").get<std::string>();
+            c.tx = it->at("tx").get<std::int64_t>();
+        }
+        return c;
     }
-    return c;
+    throw std::runtime_error("frame_layouts: unknown condition " + when.dump());
 }
 
 Fields fields_of(const ojson& list) {
