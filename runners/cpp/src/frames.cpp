@@ -34,9 +34,10 @@ constexpr std::uint8_t kMagic[4] = {0x49, 0x47, 0x4e, 0x49};  // "IGNI", before 
 // typed int of the wider range), the others a run of values (or, for error, the error object's fields).
 enum class Type { Int, Long, Bool, Str, Bin, Uuid, Bitmask, Features, Extensions, UuidList, Error, Payload };
 const std::pair<const char*, Type> kTypes[] = {
-    {"int", Type::Int},       {"long", Type::Long},           {"bool", Type::Bool},        {"str", Type::Str},
-    {"bin", Type::Bin},       {"uuid", Type::Uuid},           {"bitmask", Type::Bitmask},  {"features", Type::Features},
-    {"extensions", Type::Extensions}, {"uuid-list", Type::UuidList}, {"error", Type::Error}, {"payload", Type::Payload}};
+    {"int", Type::Int},   {"long", Type::Long}, {"bool", Type::Bool},       {"str", Type::Str},
+    {"bin", Type::Bin},   {"uuid", Type::Uuid}, {"bitmask", Type::Bitmask}, {"features", Type::Features},
+    {"extensions", Type::Extensions},           {"uuid-list", Type::UuidList},
+    {"error", Type::Error},                     {"payload", Type::Payload}};
 
 const char* type_name(Type type) {
     for (const auto& [name, t] : kTypes)
@@ -250,9 +251,9 @@ public:
         std::from_chars(s.data(), s.data() + s.size(), n);  // the decoder's ints are within uint64
         return n;
     }
-    ojson rest() {
+    ojson rest(const std::string& field) {
         ojson values = ojson::array();
-        while (at_ < values_.size()) values.push_back(next("payload"));
+        while (at_ < values_.size()) values.push_back(next(field));
         return values;
     }
     void finish(const std::string& kind) const {
@@ -298,7 +299,7 @@ ojson read(Cursor& c, const std::string& name, Type type, bool nullable) {
         case Type::Error:
             return read_layout(c, error_object, kNoFeatures, name + ".");
         case Type::Payload:
-            return c.rest();
+            return c.rest(name);
         default:
             return scalar(name, type, c.next(name), "frame.field-type");
     }
