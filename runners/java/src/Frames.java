@@ -35,6 +35,8 @@ final class Frames {
     /** The field types of registry.schema.json $defs/frame_field (without the '?'): read and write's cases. */
     private static final Set<String> TYPES = Set.of("int", "long", "bool", "str", "bin", "uuid", "bitmask",
             "features", "extensions", "uuid-list", "error", "payload");
+    /** The condition forms of registry.schema.json $defs/frame_condition: holds's cases. */
+    private static final Set<String> CONDITIONS = Set.of("flags", "nil", "feature", "tx_form", "not_nil_or_zero");
 
     // ---------------------------------------------------------------- layouts (registry frame_layouts)
 
@@ -51,9 +53,14 @@ final class Frames {
             nullable = declared.endsWith("?");
             type = nullable ? declared.substring(0, declared.length() - 1) : declared;
             when = field.get("when");
-            if (!TYPES.contains(type)) { // at start, not at the first frame that reaches it
+            // A type or condition form this file has no case for stops the runner at start, not at a frame.
+            if (!TYPES.contains(type)) {
                 throw new IllegalStateException("registry frame_layouts: field '" + name + "' has unknown type '"
                         + declared + "'");
+            }
+            if (when != null && (when.size() != 1 || !CONDITIONS.contains(when.fieldNames().next()))) {
+                throw new IllegalStateException("registry frame_layouts: field '" + name + "' has unknown condition "
+                        + when);
             }
         }
     }
