@@ -47,18 +47,9 @@ enum Ty {
 
 /// The registry's spelling of each type.
 const TYPES: [(&str, Ty); 12] = [
-    ("int", Ty::Int),
-    ("long", Ty::Long),
-    ("bool", Ty::Bool),
-    ("str", Ty::Str),
-    ("bin", Ty::Bin),
-    ("uuid", Ty::Uuid),
-    ("bitmask", Ty::Bitmask),
-    ("features", Ty::Features),
-    ("extensions", Ty::Extensions),
-    ("uuid-list", Ty::UuidList),
-    ("error", Ty::Error),
-    ("payload", Ty::Payload),
+    ("int", Ty::Int), ("long", Ty::Long), ("bool", Ty::Bool), ("str", Ty::Str), ("bin", Ty::Bin), ("uuid", Ty::Uuid),
+    ("bitmask", Ty::Bitmask), ("features", Ty::Features), ("extensions", Ty::Extensions), ("uuid-list", Ty::UuidList),
+    ("error", Ty::Error), ("payload", Ty::Payload),
 ];
 
 impl Ty {
