@@ -46,7 +46,8 @@ def own_layout(text):
 
 
 def frame_source(runner):
-    return (ROOT / FRAME_FILES[runner]).read_text(encoding="utf-8")
+    """The codec's source, without a unit-test module kept in the same file (Rust's `#[cfg(test)] mod tests`)."""
+    return (ROOT / FRAME_FILES[runner]).read_text(encoding="utf-8").split("#[cfg(test)]")[0]
 
 
 @pytest.mark.parametrize("runner", sorted(FRAME_FILES))
