@@ -59,12 +59,12 @@ sealed class Frames(Codec codec, JsonElement registry)
     static Field[] FieldsOf(JsonElement fields) => [.. fields.EnumerateArray().Select(f =>
     {
         string name = f.GetProperty("name").GetString()!;
-        string type = f.GetProperty("type").GetString()!.TrimEnd('?');
-        if (!FieldTypes.Contains(type))
+        string type = f.GetProperty("type").GetString()!;
+        if (!FieldTypes.Contains(type.TrimEnd('?')))
         {
             throw new InvalidOperationException($"schema/registry.json frame_layouts: field {name} has unknown type {type}");
         }
-        return new Field(name, type, f.GetProperty("type").GetString()!.EndsWith('?'), f.TryGetProperty("when", out JsonElement when) ? WhenOf(when) : null);
+        return new Field(name, type.TrimEnd('?'), type.EndsWith('?'), f.TryGetProperty("when", out JsonElement when) ? WhenOf(when) : null);
     })];
 
     static When WhenOf(JsonElement when)
@@ -349,7 +349,8 @@ sealed class Frames(Codec codec, JsonElement registry)
                     break;
                 case "extensions":
                     WireError.Check(v.ValueKind == JsonValueKind.Array && v.EnumerateArray().All(pair =>
-                            pair.ValueKind == JsonValueKind.Array && pair.GetArrayLength() == 2 && pair[0].ValueKind == JsonValueKind.String),
+                            pair.ValueKind == JsonValueKind.Array && pair.GetArrayLength() == 2 && pair[0].ValueKind == JsonValueKind.String
+                            && pair[1].ValueKind == JsonValueKind.Object),
                         "frame.field-type", $"{field}: expected an array of [key, typed value] pairs, got {Describe(v)}");
                     PutCount(v.GetArrayLength());
                     foreach (JsonElement pair in v.EnumerateArray())
@@ -375,7 +376,8 @@ sealed class Frames(Codec codec, JsonElement registry)
                     WriteLayout(errorObject, v, NoFeatures, field + ".");
                     break;
                 case "payload":
-                    WireError.Check(v.ValueKind == JsonValueKind.Array, "frame.field-type", $"{field}: expected an array of typed values, got {Describe(v)}");
+                    WireError.Check(v.ValueKind == JsonValueKind.Array && v.EnumerateArray().All(value => value.ValueKind == JsonValueKind.Object),
+                        "frame.field-type", $"{field}: expected an array of typed values, got {Describe(v)}");
                     foreach (JsonElement value in v.EnumerateArray())
                     {
                         Put(value);
