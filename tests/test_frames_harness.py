@@ -266,7 +266,7 @@ def known_disagreements():
 
 
 def test_the_annotation_reads_every_frame_vector_as_the_corpus_does():
-    """The harness's layouts (harness/frame_layouts.py) are its own: on every frame vector they fit the valid bytes
+    """The harness's layouts (harness/frame_layouts.py), the registry's: on every frame vector they fit the valid bytes
     (canonical and variants) to the end, and stop on a must-reject frame naming the vector's error class, so a
     diagnosis never labels a byte with the wrong field."""
     vectors = list(frame_vectors())

@@ -89,3 +89,56 @@ def test_tool_refuses_a_file_whose_declarations_it_cannot_read(tmp_path):
     _commit(tmp_path, {"x/ServerOp.java": "public static final long PING = 1L;\n"}, "r1")
     done = _tool(tmp_path, "r1")
     assert done.returncode != 0 and "ServerOp.java" in done.stderr and "pattern" in done.stderr
+
+
+# ---------------------------------------------------------------- frame_layouts (the layouts every runner walks)
+LAYOUTS = json.loads((ROOT / "schema" / "registry.json").read_text())["frame_layouts"]
+
+
+def layout_problems(layouts, frames):
+    """What in the layouts the registry's constants or the protocol schema do not back."""
+    out = []
+    bits = {f["bit_value"] for f in frames["response_flags"] + frames["server_op_response_flags"]}
+    features = {f["name"] for f in frames["features"]}
+    tx_ids = {t["id"] for t in frames["tx_ids"]}
+    for m in layouts["messages"] + [{"kind": "error_object", "fields": layouts["error_object"]}]:
+        seen = []
+        for f in m["fields"]:
+            when = f.get("when", {})
+            where = f"{m['kind']}.{f['name']}"
+            if "flags" in when:
+                if "flags" not in seen:
+                    out.append(f"{where}: a flags condition before the flags field")
+                mask = when["flags"]["mask"]
+                if any(mask & (1 << i) and (1 << i) not in bits for i in range(mask.bit_length())):
+                    out.append(f"{where}: mask {mask} has a bit no flags table names")
+                if when["flags"]["equals"] & ~mask:
+                    out.append(f"{where}: equals has bits outside the mask")
+            for key in ("nil", "not_nil_or_zero"):
+                if key in when and when[key] not in seen:
+                    out.append(f"{where}: {key} names {when[key]!r}, not an earlier field")
+            feature = when.get("feature") or when.get("tx_form", {}).get("feature")
+            if feature is not None and feature not in features:
+                out.append(f"{where}: feature {feature} is not in frames.features")
+            if "tx_form" in when and (when["tx_form"]["tx"] not in tx_ids or "tx" not in seen):
+                out.append(f"{where}: tx_form needs an earlier tx field and a tx of frames.tx_ids")
+            if f["name"] in seen and "tx_form" not in when:
+                out.append(f"{where}: named twice (only exclusive tx forms may repeat a name)")
+            seen.append(f["name"])
+    return out
+
+
+def test_frame_layouts_are_backed_by_the_registry_and_the_protocol():
+    assert layout_problems(LAYOUTS, FRAMES) == []
+    kinds = json.loads((ROOT / "schema" / "protocol.schema.json").read_text())["$defs"]["frame"]["enum"]
+    assert [m["kind"] for m in LAYOUTS["messages"]] == kinds, "one layout per frame kind of protocol.schema.json"
+
+
+def test_a_layout_the_registry_does_not_back_is_caught():
+    broken = json.loads(json.dumps(LAYOUTS))
+    fields = next(m for m in broken["messages"] if m["kind"] == "response")["fields"]
+    fields[2]["when"] = {"flags": {"mask": 16, "equals": 16}}          # no flags table has bit 16
+    fields[4]["when"] = {"feature": "NO_SUCH_FEATURE"}
+    fields.insert(0, dict(fields[3], when={"nil": "later"}))
+    problems = layout_problems(broken, FRAMES)
+    assert len(problems) == 4, problems

@@ -25,6 +25,8 @@ MAGIC = frames.MAGIC
 OPS = {o["name"]: o["code"] for o in frames.REGISTRY["frames"]["client_ops"]}
 SERVER_OPS = {o["name"]: o["code"] for o in frames.REGISTRY["frames"]["server_ops"]}
 FEATURE_BIT = {f["name"]: f["bit"] for f in frames.REGISTRY["frames"]["features"]}
+FLAG = {f["name"]: f["bit_value"] for f in frames.REGISTRY["frames"]["response_flags"]}
+SERVER_OP_RESPONSE_ERROR = {f["name"]: f["bit_value"] for f in frames.REGISTRY["frames"]["server_op_response_flags"]}["ERROR"]
 TYPE_NAMES = binary_tuple.TYPE_NAMES
 SCHEMA_VERSION_MISMATCH = (2 << 16) | 5      # Table.SCHEMA_VERSION_MISMATCH_ERR
 REQUESTED_FEATURES = ("PLATFORM_COMPUTE_JOB",)  # answers server ops (PING)
@@ -164,19 +166,19 @@ class Client:
     async def on_message(self, msg):
         flags = plain(msg["flags"])
         rid = plain(msg["request_id"])
-        if flags & frames.PARTITION_ASSIGNMENT:
+        if flags & FLAG["PARTITION_ASSIGNMENT"]:
             self.assignment_changed = True
         self.track(plain(msg["observable_timestamp"]))
-        if flags & frames.SERVER_OP and not flags & frames.ERROR:
+        if flags & FLAG["SERVER_OP"] and not flags & FLAG["ERROR"]:
             await self.answer_server_op(rid, plain(msg["server_op"]))
             return
-        if flags & frames.NOTIFICATION:
+        if flags & FLAG["NOTIFICATION"]:
             return                      # never completes a request (PT-NOTIFICATION)
         fut = self.pending.pop(rid, None)
         if fut is None:
             raise ConnectionLost(f"unexpected response id {rid}")
         if not fut.done():
-            if flags & frames.ERROR:
+            if flags & FLAG["ERROR"]:
                 fut.set_exception(ServerError(msg["error"]))
             else:
                 fut.set_result(msg["payload"])
@@ -185,7 +187,7 @@ class Client:
         if op == SERVER_OPS["PING"]:
             reply = {"op": i(OPS["SERVER_OP_RESPONSE"]), "request_id": i(rid), "flags": i(0), "payload": []}
         else:
-            reply = {"op": i(OPS["SERVER_OP_RESPONSE"]), "request_id": i(rid), "flags": i(frames.SERVER_OP_RESPONSE_ERROR),
+            reply = {"op": i(OPS["SERVER_OP_RESPONSE"]), "request_id": i(rid), "flags": i(SERVER_OP_RESPONSE_ERROR),
                      "error": {"trace_id": {"type": "uuid", "era": "3.0", "value": "00000000-0000-0000-0000-000000000000"},
                                "code": i((3 << 16) | 1), "class_name": s("UnsupportedOperationException"),
                                "message": s(f"server op {op} is not supported"), "stack_trace": NIL,

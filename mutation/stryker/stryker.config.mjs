@@ -4,7 +4,7 @@ export default {
   testRunner: "command",
   commandRunner: { command: "sh mutation/stryker/harness-test.sh" },
   coverageAnalysis: "off",           // the command runner reports no coverage: every mutant runs the whole corpus
-  mutate: ["runners/js/codec.mjs", "runners/js/igniteExt.mjs", "runners/js/binaryTuple.mjs"],
+  mutate: ["runners/js/codec.mjs", "runners/js/igniteExt.mjs", "runners/js/binaryTuple.mjs", "runners/js/frames.mjs"],
   // The sandbox holds only what the harness and the js runner read (not out/, .git or the other runners).
   ignorePatterns: [
     "/*", "!/harness", "!/schema", "!/vectors", "!/runners", "/runners/*", "!/runners/js",

@@ -1,4 +1,4 @@
-"""Ignite 3 client frames (FRAMES.md, spec.md frames chapter) <-> named fields, on the runner's value codec.
+"""Ignite 3 client frames (spec.md 11) <-> named fields, on the runner's value codec.
 
 A frame is [IGNI magic, handshake kinds only] + 4-byte big-endian length + that many bytes of MessagePack: a
 sequence of values laid out by the message kind (the registry's frame_layouts). Decoding reads the whole sequence with codec.decode and

@@ -1,44 +1,33 @@
-//! The frame layer (FRAMES.md, issue 29): one Ignite 3 thin-client message <-> its named fields.
+//! The frame layer (FRAMES.md; runners/PROTOCOL.md section 4, "The frame codec: one shape in every runner"): one
+//! Ignite 3 thin-client message <-> its named fields.
 //!
 //! A frame is [`MAGIC`] (handshake kinds only), a 4-byte big-endian signed length, then that many bytes of
-//! MessagePack values laid out by the message kind. Every value goes through the runner's value codec
-//! (codec.rs): decode turns the body into a list of typed values and a [`Reader`] walks the kind's layout over
-//! it; encode has a [`Planner`] walk the same layout over the request's `fields` (which fields exist), then
-//! `write_object` appends their typed values in wire order and codec.rs encodes them. Each kind's layout is written once (the `layout_*` functions) and drives both directions,
-//! so reading and writing cannot drift apart. Nothing is allocated from a declared length or count: counts are
-//! walked against the values actually present.
+//! MessagePack values laid out by the message kind. The layouts are data: registry.json `frame_layouts`, loaded
+//! with the rest of the registry ([`Layouts`]), so no message kind or field list is written here. Four parts, as
+//! in every runner: the layouts; one condition evaluator [`holds`] for both directions; a [`Reader`] (a cursor over
+//! the body the value codec decoded, `read` per field type); a [`Writer`] (which fields the layout wants of the
+//! given object, then `write` per field type, the value codec encoding the result). Nothing is allocated from a
+//! declared length or count: counted items are taken one by one and the values running out is the frame ending.
+
+use std::collections::HashMap;
 
 use serde_json::{json, Map, Value};
 
 use crate::codec;
-use crate::errors::{from_hex, to_hex, unsupported, wire, Failure, Result};
+use crate::errors::{check, from_hex, to_hex, unsupported, wire, Result};
 use crate::ignite_ext::{parse_wide, short, Registry};
 
 /// Handshake frames, both ways, start with "IGNI".
 pub const MAGIC: [u8; 4] = *b"IGNI";
-/// Response flags (registry frames.response_flags).
-pub const FLAG_PARTITION_ASSIGNMENT: i128 = 1;
-pub const FLAG_NOTIFICATION: i128 = 2;
-pub const FLAG_ERROR: i128 = 4;
-pub const FLAG_SERVER_OP: i128 = 8;
-/// The one flag of a server-op-response (registry frames.server_op_response_flags).
-pub const SERVER_OP_RESPONSE_ERROR: i128 = 4;
-/// The features that add fields to sql-execute-request (registry frames.features[].name).
-pub const SQL_DIRECT_TX_MAPPING: &str = "SQL_DIRECT_TX_MAPPING";
-pub const SQL_MULTISTATEMENT_SUPPORT: &str = "SQL_MULTISTATEMENT_SUPPORT";
-pub const SQL_PARTITION_AWARENESS: &str = "SQL_PARTITION_AWARENESS";
-/// The features that bring the direct-mapping forms of tx (spec 11.6), and the tx values that start them
-/// (registry frames.tx_ids FIRST_DIRECT and DIRECT; Registry::load checks them).
-pub const TX_PIGGYBACK: &str = "TX_PIGGYBACK";
-pub const TX_DIRECT_MAPPING: &str = "TX_DIRECT_MAPPING";
-pub const TX_FIRST_DIRECT: i128 = -1;
-pub const TX_DIRECT: i128 = 0;
 
 /// The largest features bit index an encoder accepts: a bin of 64 KiB. A bigger index would make the encoder
 /// allocate what the request names, not what it holds.
 const MAX_FEATURE_BIT: u64 = (64 << 10) * 8 - 1;
 
-/// A field's type (FRAMES.md section 2); `nullable` in [`Type`]. The error object is walked by `error`.
+// ---------------------------------------------------------------- layouts (registry frame_layouts)
+
+/// A field type (registry `$defs/frame_field` type, without its '?'). The types are the only per-type code:
+/// one case each in `read` and `write`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Ty {
     /// FR-INT-RANGE: what Java reads with unpackInt (Int) or unpackLong (Long); both typed ints.
@@ -52,344 +41,196 @@ enum Ty {
     Features,
     Extensions,
     UuidList,
+    Error,
     Payload,
 }
 
+/// The registry's spelling of each type.
+const TYPES: [(&str, Ty); 12] = [
+    ("int", Ty::Int), ("long", Ty::Long), ("bool", Ty::Bool), ("str", Ty::Str), ("bin", Ty::Bin), ("uuid", Ty::Uuid),
+    ("bitmask", Ty::Bitmask), ("features", Ty::Features), ("extensions", Ty::Extensions), ("uuid-list", Ty::UuidList),
+    ("error", Ty::Error), ("payload", Ty::Payload),
+];
+
 impl Ty {
     fn name(self) -> &'static str {
-        match (self, self.scalar()) {
-            (Ty::Long, _) => "long",
-            (_, Some(typed)) => typed,
-            (_, None) => match self {
-                Ty::Features => "features (a list of bit indices)",
-                Ty::Extensions => "extensions (a list of [key, typed value] pairs)",
-                Ty::UuidList => "a list of typed uuids",
-                _ => "payload (a list of typed values)",
-            },
+        TYPES.iter().find(|(_, ty)| *ty == self).map_or("?", |(name, _)| name)
+    }
+
+    /// The typed-value type of a one-value field: its own name, but a long is an int of the wider range.
+    fn typed(self) -> &'static str {
+        if self == Ty::Long {
+            "int"
+        } else {
+            self.name()
         }
     }
 
-    /// The typed-value `type` of a single-value field.
-    fn scalar(self) -> Option<&'static str> {
+    /// Whether n fits the field type's range (only Int and Long have one).
+    fn in_range(self, n: i128) -> bool {
         match self {
-            Ty::Int | Ty::Long => Some("int"),
-            Ty::Bool => Some("bool"),
-            Ty::Str => Some("str"),
-            Ty::Bin => Some("bin"),
-            Ty::Uuid => Some("uuid"),
-            Ty::Bitmask => Some("bitmask"),
-            _ => None,
+            Ty::Int => i32::try_from(n).is_ok(),
+            Ty::Long => i64::try_from(n).is_ok(),
+            _ => true,
         }
     }
 }
 
-#[derive(Clone, Copy)]
-struct Type {
+/// When a field is present (registry `$defs/frame_condition`, one of five tests).
+#[derive(Clone, Debug)]
+enum When {
+    Flags { mask: i128, equals: i128 },
+    Nil(String),
+    Feature(String),
+    TxForm { feature: String, tx: i128 },
+    NotNilOrZero(String),
+}
+
+#[derive(Clone, Debug)]
+struct Field {
+    name: String,
     ty: Ty,
+    /// the type ends in '?': one nil may stand instead
     nullable: bool,
+    when: Option<When>,
 }
 
-const fn is(ty: Ty) -> Type {
-    Type { ty, nullable: false }
+#[derive(Clone, Debug)]
+struct Message {
+    magic: bool,
+    fields: Vec<Field>,
 }
 
-const fn nil_or(ty: Ty) -> Type {
-    Type { ty, nullable: true }
+/// registry.json `frame_layouts`, checked when the registry loads: a layout this file cannot walk stops the runner
+/// at start, not at the first frame of its kind.
+#[derive(Clone, Debug, Default)]
+pub struct Layouts {
+    error_object: Vec<Field>,
+    messages: HashMap<String, Message>,
 }
 
-const INT: Type = is(Ty::Int);
-const LONG: Type = is(Ty::Long);
+type Load<T> = std::result::Result<T, String>;
 
-/// Whether n fits the field type's range (only Int and Long have one).
-fn in_range(ty: Ty, n: i128) -> bool {
-    match ty {
-        Ty::Int => i32::try_from(n).is_ok(),
-        Ty::Long => i64::try_from(n).is_ok(),
-        _ => true,
+fn bad<T>(what: &str, v: &Value) -> Load<T> {
+    Err(format!("frame_layouts: {what}: {}", short(v)))
+}
+
+fn text(v: &Value, key: &str) -> Load<String> {
+    v.get(key).and_then(Value::as_str).map_or_else(|| bad(&format!("no string '{key}'"), v), |s| Ok(s.to_owned()))
+}
+
+fn integer(v: &Value, key: &str) -> Load<i128> {
+    v.get(key).and_then(Value::as_i64).map_or_else(|| bad(&format!("no integer '{key}'"), v), |n| Ok(n.into()))
+}
+
+fn field_list(v: Option<&Value>) -> Load<Vec<Field>> {
+    match v.and_then(Value::as_array) {
+        Some(fields) => fields.iter().map(field).collect(),
+        None => bad("a field list is not an array", v.unwrap_or(&Value::Null)),
     }
 }
-const BOOL: Type = is(Ty::Bool);
-const STR: Type = is(Ty::Str);
-const BIN: Type = is(Ty::Bin);
-const UUID: Type = is(Ty::Uuid);
 
-/// What the layout sees of a field it has just walked: enough to decide which fields follow.
-enum Seen {
-    Nil,
-    Int(i128),
-    Other,
-    /// Encode only: the field is not in `fields` (reported once the layout is known).
-    Missing,
-    /// Encode only: the field is not of its type; an error only if the layout needs its value (flags).
-    Mistyped(Failure),
+fn field(v: &Value) -> Load<Field> {
+    let spelled = text(v, "type")?;
+    let base = spelled.strip_suffix('?');
+    let ty = match TYPES.iter().find(|(name, _)| *name == base.unwrap_or(&spelled)) {
+        Some(&(_, ty)) => ty,
+        None => return bad("unknown field type", v),
+    };
+    let when = v.get("when").map(condition).transpose()?;
+    Ok(Field { name: text(v, "name")?, ty, nullable: base.is_some(), when })
 }
 
-impl Seen {
-    /// flags: a missing one is reported as missing, a mistyped one cannot decide the layout.
-    fn int(self) -> Result<i128> {
-        match self {
-            Seen::Int(n) => Ok(n),
-            Seen::Mistyped(failure) => Err(failure),
-            _ => Ok(0),
+fn condition(v: &Value) -> Load<When> {
+    let (form, arg) = match v.as_object().filter(|test| test.len() == 1).and_then(|test| test.iter().next()) {
+        Some(only) => only,
+        None => return bad("a condition is one test", v),
+    };
+    let named = || arg.as_str().map_or_else(|| bad("the test names no field", v), |s| Ok(s.to_owned()));
+    Ok(match form.as_str() {
+        "flags" => When::Flags { mask: integer(arg, "mask")?, equals: integer(arg, "equals")? },
+        "nil" => When::Nil(named()?),
+        "feature" => When::Feature(named()?),
+        "tx_form" => When::TxForm { feature: text(arg, "feature")?, tx: integer(arg, "tx")? },
+        "not_nil_or_zero" => When::NotNilOrZero(named()?),
+        _ => return bad("unknown condition", v),
+    })
+}
+
+impl Layouts {
+    /// A registry without `frame_layouts` (as the codec's unit tests build) has no frame kinds.
+    pub fn from_json(doc: &Value) -> Load<Layouts> {
+        let layouts = match doc.get("frame_layouts") {
+            Some(layouts) => layouts,
+            None => return Ok(Layouts::default()),
+        };
+        let list = match layouts.get("messages").and_then(Value::as_array) {
+            Some(list) => list,
+            None => return bad("no 'messages' array", layouts),
+        };
+        let mut messages = HashMap::new();
+        for m in list {
+            let magic = m.get("magic").and_then(Value::as_bool).map_or_else(|| bad("no boolean 'magic'", m), Ok)?;
+            messages.insert(text(m, "kind")?, Message { magic, fields: field_list(m.get("fields"))? });
+        }
+        Ok(Layouts { error_object: field_list(layouts.get("error_object"))?, messages })
+    }
+
+    fn message(&self, kind: &str) -> Result<&Message> {
+        match self.messages.get(kind) {
+            Some(message) => Ok(message),
+            None => unsupported(format!("unknown frame kind {kind:?}")),
         }
     }
-
-    /// A nil error: anything else (an error object, a mistyped value) is not nil.
-    fn nil(&self) -> bool {
-        matches!(self, Seen::Nil)
-    }
-
-    /// An arguments_count that brings arguments_tuple (spec 11.7): neither nil nor the int 0; a mistyped count
-    /// brings it too (its type is refused in turn).
-    fn brings_tuple(&self) -> bool {
-        !matches!(self, Seen::Nil | Seen::Int(0))
-    }
-}
-
-/// One direction of a layout walk: the [`Reader`] takes values off the decoded list; on encode the
-/// [`Planner`] lists the fields the layout wants of `fields`, which [`write_object`] then writes.
-trait Walk {
-    fn field(&mut self, name: &'static str, ty: Type) -> Result<Seen>;
-    /// The error object: six fields of its own (`error_object`) under `name`; typed nil too when `nullable`.
-    fn error(&mut self, name: &'static str, nullable: bool) -> Result<Seen>;
-}
-
-fn typed_int(n: i128) -> Value {
-    json!({"type": "int", "value": n.to_string()})
 }
 
 fn type_of(v: &Value) -> &str {
     v.get("type").and_then(Value::as_str).unwrap_or("")
 }
 
+fn is_nil(v: &Value) -> bool {
+    type_of(v) == "nil"
+}
+
+/// A typed int's value; None for any other value, and for an int no i128 holds (no wire range has it).
+fn int_value(v: &Value) -> Option<i128> {
+    match v.get("value").and_then(Value::as_str) {
+        Some(text) if type_of(v) == "int" => parse_wide(text).ok().flatten(),
+        _ => None,
+    }
+}
+
+fn typed_int(n: usize) -> Value {
+    json!({"type": "int", "value": n.to_string()})
+}
+
 fn field_type<T>(name: &str, wanted: &str, got: &Value) -> Result<T> {
     wire("frame.field-type", format!("{name}: expected {wanted}, got {}", short(got)))
 }
 
-fn seen(v: &Value) -> Seen {
-    match (type_of(v), v.get("value").and_then(Value::as_str)) {
-        ("nil", _) => Seen::Nil,
-        ("int", Some(text)) => Seen::Int(parse_wide(text).ok().flatten().unwrap_or(0)),
-        _ => Seen::Other,
-    }
-}
-
-// ---------------------------------------------------------------- layouts (FRAMES.md section 3)
-
-type Layout = fn(&mut dyn Walk, &[&str]) -> Result<()>;
-
-/// (kind, starts with MAGIC, layout)
-const KINDS: [(&str, bool, Layout); 11] = [
-    ("handshake-request", true, layout_handshake_request),
-    ("handshake-response", true, layout_handshake_response),
-    ("request", false, layout_request),
-    ("response", false, layout_response),
-    ("server-op-response", false, layout_server_op_response),
-    ("tuple-request", false, layout_tuple_request),
-    ("tuple-upsert-response", false, layout_tuple_upsert_response),
-    ("tuple-get-response", false, layout_tuple_get_response),
-    ("sql-execute-request", false, layout_sql_execute_request),
-    ("tx-piggyback-response", false, layout_tx_piggyback_response),
-    ("tx-direct-response", false, layout_tx_direct_response),
-];
-
-fn kind(name: &str) -> Result<(bool, Layout)> {
-    match KINDS.iter().find(|(k, _, _)| *k == name) {
-        Some(&(_, magic, layout)) => Ok((magic, layout)),
-        None => unsupported(format!("unknown frame kind {name:?}")),
-    }
-}
-
-fn error_object(w: &mut dyn Walk) -> Result<()> {
-    w.field("trace_id", UUID)?;
-    w.field("code", INT)?;
-    w.field("class_name", STR)?;
-    w.field("message", nil_or(Ty::Str))?;
-    w.field("stack_trace", nil_or(Ty::Str))?;
-    w.field("extensions", nil_or(Ty::Extensions))?;
-    Ok(())
-}
-
-fn versions(w: &mut dyn Walk) -> Result<()> {
-    for name in ["version_major", "version_minor", "version_patch"] {
-        w.field(name, INT)?;
-    }
-    Ok(())
-}
-
-fn layout_handshake_request(w: &mut dyn Walk, _: &[&str]) -> Result<()> {
-    versions(w)?;
-    w.field("client_code", INT)?;
-    w.field("features", is(Ty::Features))?;
-    w.field("extensions", is(Ty::Extensions))?;
-    Ok(())
-}
-
-fn layout_handshake_response(w: &mut dyn Walk, _: &[&str]) -> Result<()> {
-    versions(w)?;
-    if !w.error("error", true)?.nil() {
-        return Ok(()); // a failed handshake ends with its error
-    }
-    w.field("idle_timeout", LONG)?;
-    w.field("node_id", UUID)?;
-    w.field("node_name", STR)?;
-    w.field("cluster_ids", is(Ty::UuidList))?;
-    w.field("cluster_name", STR)?;
-    w.field("observable_timestamp", LONG)?;
-    for name in ["product_major", "product_minor", "product_maintenance"] {
-        w.field(name, INT)?;
-    }
-    w.field("product_patch", nil_or(Ty::Int))?;
-    w.field("product_pre_release", nil_or(Ty::Str))?;
-    w.field("features", is(Ty::Features))?;
-    w.field("extensions", is(Ty::Extensions))?;
-    Ok(())
-}
-
-fn layout_request(w: &mut dyn Walk, _: &[&str]) -> Result<()> {
-    w.field("op", INT)?;
-    w.field("request_id", LONG)?;
-    w.field("payload", is(Ty::Payload))?;
-    Ok(())
-}
-
-/// The header every response kind shares; returns the flags.
-fn response_header(w: &mut dyn Walk) -> Result<i128> {
-    w.field("request_id", LONG)?;
-    let flags = w.field("flags", INT)?.int()?;
-    if flags & FLAG_PARTITION_ASSIGNMENT != 0 {
-        w.field("partition_assignment_timestamp", LONG)?;
-    }
-    w.field("observable_timestamp", LONG)?;
-    if flags & FLAG_ERROR != 0 {
-        w.error("error", false)?;
-    }
-    Ok(flags)
-}
-
-fn layout_response(w: &mut dyn Walk, _: &[&str]) -> Result<()> {
-    let flags = response_header(w)?; // FLAG_NOTIFICATION changes no field
-    if flags & FLAG_ERROR == 0 {
-        if flags & FLAG_SERVER_OP != 0 {
-            w.field("server_op", INT)?;
-        }
-        w.field("payload", is(Ty::Payload))?;
-    }
-    Ok(())
-}
-
-fn layout_server_op_response(w: &mut dyn Walk, _: &[&str]) -> Result<()> {
-    w.field("op", INT)?;
-    w.field("request_id", LONG)?;
-    if w.field("flags", INT)?.int()? & SERVER_OP_RESPONSE_ERROR != 0 {
-        w.error("error", false)?;
-    } else {
-        w.field("payload", is(Ty::Payload))?;
-    }
-    Ok(())
-}
-
-/// tx, then the fields its direct-mapping form brings (spec 11.6). With a direct-mapping feature negotiated its
-/// value decides the layout: a tx neither int nor nil cannot wait (as flags of the wrong type).
-fn tx(w: &mut dyn Walk, features: &[&str]) -> Result<()> {
-    let has = |name: &str| features.contains(&name);
-    match w.field("tx", nil_or(Ty::Long))? {
-        Seen::Mistyped(failure) if has(TX_PIGGYBACK) || has(TX_DIRECT_MAPPING) => return Err(failure),
-        Seen::Int(TX_FIRST_DIRECT) if has(TX_PIGGYBACK) => {
-            w.field("tx_observable_timestamp", LONG)?;
-            w.field("tx_read_only", BOOL)?;
-            w.field("tx_timeout", LONG)?;
-        }
-        Seen::Int(TX_DIRECT) if has(TX_DIRECT_MAPPING) => {
-            w.field("tx_enlistment_token", LONG)?;
-            w.field("tx_id", UUID)?;
-            w.field("tx_commit_table_id", INT)?;
-            w.field("tx_commit_partition", INT)?;
-            w.field("tx_coordinator_id", UUID)?;
-            w.field("tx_timeout", LONG)?;
-        }
-        _ => {}
-    }
-    Ok(())
-}
-
-fn layout_tuple_request(w: &mut dyn Walk, features: &[&str]) -> Result<()> {
-    w.field("op", INT)?;
-    w.field("request_id", LONG)?;
-    w.field("table_id", INT)?;
-    tx(w, features)?;
-    w.field("schema_version", INT)?;
-    w.field("no_value_set", is(Ty::Bitmask))?;
-    w.field("tuple", BIN)?;
-    Ok(())
-}
-
-fn layout_tuple_upsert_response(w: &mut dyn Walk, _: &[&str]) -> Result<()> {
-    if response_header(w)? & FLAG_ERROR == 0 {
-        w.field("schema_version", INT)?;
-    }
-    Ok(())
-}
-
-fn layout_tuple_get_response(w: &mut dyn Walk, _: &[&str]) -> Result<()> {
-    if response_header(w)? & FLAG_ERROR == 0 {
-        w.field("schema_version", INT)?;
-        w.field("tuple", nil_or(Ty::Bin))?;
-    }
-    Ok(())
-}
-
-/// The response to a request whose tx was -1: writeTxMeta's fields, then the op's payload.
-fn layout_tx_piggyback_response(w: &mut dyn Walk, _: &[&str]) -> Result<()> {
-    if response_header(w)? & FLAG_ERROR == 0 {
-        w.field("tx_resource_id", LONG)?;
-        w.field("tx_id", UUID)?;
-        w.field("tx_coordinator_id", UUID)?;
-        w.field("tx_timeout", LONG)?;
-        w.field("payload", is(Ty::Payload))?;
-    }
-    Ok(())
-}
-
-/// The response to a request whose tx was 0: writeTxMeta's fields, then the op's payload.
-fn layout_tx_direct_response(w: &mut dyn Walk, _: &[&str]) -> Result<()> {
-    if response_header(w)? & FLAG_ERROR == 0 {
-        w.field("tx_primary_node", STR)?;
-        w.field("tx_enlistment_token", LONG)?;
-        w.field("tx_noop", BOOL)?;
-        w.field("payload", is(Ty::Payload))?;
-    }
-    Ok(())
-}
-
-fn layout_sql_execute_request(w: &mut dyn Walk, features: &[&str]) -> Result<()> {
-    let has = |name: &str| features.contains(&name);
-    w.field("op", INT)?;
-    w.field("request_id", LONG)?;
-    if has(SQL_DIRECT_TX_MAPPING) {
-        w.field("direct_tx_mapping", BOOL)?;
-    }
-    tx(w, features)?;
-    w.field("schema", nil_or(Ty::Str))?;
-    w.field("page_size", nil_or(Ty::Int))?;
-    for name in ["query_timeout", "idle_timeout"] {
-        w.field(name, nil_or(Ty::Long))?;
-    }
-    w.field("time_zone", nil_or(Ty::Str))?;
-    w.field("property_count", INT)?;
-    w.field("properties", BIN)?;
-    if has(SQL_MULTISTATEMENT_SUPPORT) {
-        w.field("query_modifiers", INT)?;
-    }
-    w.field("statement", STR)?;
-    if w.field("arguments_count", nil_or(Ty::Int))?.brings_tuple() {
-        w.field("arguments_tuple", BIN)?;
-    }
-    w.field("observable_timestamp", LONG)?;
-    if has(SQL_PARTITION_AWARENESS) {
-        w.field("partition_awareness", BOOL)?;
-    }
-    Ok(())
+/// Whether a field with condition `when` is present, over the fields before it (`f`: as read, or as given to
+/// encode) and the negotiated features. A test on a field encode was not given does not hold: the missing field is
+/// what is reported. The two field names code knows are the ones the forms name: `flags` and `tx`.
+fn holds(when: Option<&When>, f: &Map<String, Value>, features: &[&str]) -> Result<bool> {
+    Ok(match when {
+        None => true,
+        Some(When::Flags { mask, equals }) => match f.get("flags") {
+            // flags the value encoder cannot read count as 0: its own error comes when flags is written
+            Some(v) if type_of(v) == "int" => int_value(v).unwrap_or(0) & mask == *equals,
+            Some(v) => return field_type("flags", "int", v), // the layout cannot be known
+            None => false,
+        },
+        Some(When::Nil(name)) => matches!(f.get(name), Some(v) if is_nil(v)),
+        Some(When::Feature(name)) => features.contains(&name.as_str()),
+        // a value of another type counts as present (its type is refused in turn)
+        Some(When::NotNilOrZero(name)) => matches!(f.get(name), Some(v) if !is_nil(v) && int_value(v) != Some(0)),
+        Some(When::TxForm { feature, tx }) if features.contains(&feature.as_str()) => match f.get("tx") {
+            Some(v) if is_nil(v) || type_of(v) == "int" => int_value(v) == Some(*tx),
+            Some(v) => return field_type("tx", "int or nil", v), // the direct-mapping form cannot be known
+            None => false,
+        },
+        Some(When::TxForm { .. }) => false,
+    })
 }
 
 // ---------------------------------------------------------------- features <-> bin
@@ -422,22 +263,15 @@ fn bin_of_features(bits: &[Value]) -> Option<std::result::Result<Vec<u8>, u64>> 
     Some(Ok(out))
 }
 
-// ---------------------------------------------------------------- decode: the cursor over the value list
+// ---------------------------------------------------------------- decode: a cursor over the value list
 
-struct Reader {
+struct Reader<'l> {
     values: Vec<Value>,
     pos: usize,
-    /// the fields of the current object (the message, or the error object being read)
-    out: Map<String, Value>,
-    /// "error." inside the error object: messages name the field as encode does
-    prefix: String,
+    error_object: &'l [Field],
 }
 
-impl Reader {
-    fn peek(&self) -> Option<&Value> {
-        self.values.get(self.pos)
-    }
-
+impl Reader<'_> {
     /// The next value of any type; the list running out is the frame ending early.
     fn next(&mut self, name: &str) -> Result<Value> {
         match self.values.get_mut(self.pos) {
@@ -449,7 +283,7 @@ impl Reader {
         }
     }
 
-    fn next_of(&mut self, name: &str, wanted: &str) -> Result<Value> {
+    fn typed(&mut self, name: &str, wanted: &str) -> Result<Value> {
         let v = self.next(name)?;
         if type_of(&v) == wanted {
             Ok(v)
@@ -459,281 +293,199 @@ impl Reader {
     }
 
     /// A count: an int >= 0. The values it counts are taken one by one, so a huge count runs out of values.
-    fn count(&mut self, name: &str) -> Result<u64> {
-        let v = self.next_of(name, "int")?;
-        match seen(&v) {
-            Seen::Int(n) if n >= 0 => Ok(n as u64),
+    fn count(&mut self, name: &str) -> Result<i128> {
+        let v = self.typed(name, "int")?;
+        match int_value(&v) {
+            Some(n) if n >= 0 => Ok(n),
             _ => field_type(name, "a count >= 0", &v),
         }
     }
 
-    /// count, then `count` pairs of str key and any value
-    fn extensions(&mut self, name: &str) -> Result<Value> {
-        let mut pairs = Vec::new();
-        for i in 0..self.count(&format!("{name} count"))? {
-            let key = self.next_of(&format!("{name}[{i}] key"), "str")?;
-            let value = self.next(&format!("{name}[{i}] value"))?;
-            pairs.push(json!([key["value"], value]));
+    /// The field's value in the fields notation (FRAMES.md section 2).
+    fn read(&mut self, name: &str, field: &Field) -> Result<Value> {
+        if field.nullable && matches!(self.values.get(self.pos), Some(v) if is_nil(v)) {
+            return self.next(name);
         }
-        Ok(Value::Array(pairs))
-    }
-
-    fn value(&mut self, name: &str, ty: Ty) -> Result<Value> {
-        if let Some(wanted) = ty.scalar() {
-            let v = self.next_of(name, wanted)?;
-            return match seen(&v) {
-                Seen::Int(n) if !in_range(ty, n) => wire("frame.field-type", format!("{name}: {n} is outside the field's {} range", ty.name())),
-                _ => Ok(v),
-            };
-        }
-        match ty {
-            Ty::Features => {
-                let bin = self.next_of(name, "bin")?;
-                Ok(features_of_bin(&from_hex(bin["hex"].as_str().unwrap_or(""))?))
+        Ok(match field.ty {
+            Ty::Features => features_of_bin(&from_hex(self.typed(name, "bin")?["hex"].as_str().unwrap_or(""))?),
+            Ty::Extensions => {
+                let mut pairs = Vec::new();
+                for i in 0..self.count(&format!("{name} count"))? {
+                    let key = self.typed(&format!("{name}[{i}] key"), "str")?;
+                    pairs.push(json!([key["value"], self.next(&format!("{name}[{i}] value"))?]));
+                }
+                Value::Array(pairs)
             }
-            Ty::Extensions => self.extensions(name),
             Ty::UuidList => {
                 let mut ids = Vec::new();
                 for i in 0..self.count(&format!("{name} count"))? {
-                    ids.push(self.next_of(&format!("{name}[{i}]"), "uuid")?);
+                    ids.push(self.typed(&format!("{name}[{i}]"), "uuid")?);
                 }
-                Ok(Value::Array(ids))
+                Value::Array(ids)
             }
-            _ => Ok(Value::Array(self.values.drain(self.pos..).collect())), // Ty::Payload: the rest
-        }
-    }
-}
-
-impl Walk for Reader {
-    fn field(&mut self, name: &'static str, ty: Type) -> Result<Seen> {
-        let shown = format!("{}{name}", self.prefix);
-        let v = if ty.nullable && self.peek().map(type_of) == Some("nil") {
-            self.next(&shown)?
-        } else {
-            self.value(&shown, ty.ty)?
-        };
-        let what = seen(&v);
-        self.out.insert(name.into(), v);
-        Ok(what)
+            Ty::Error => Value::Object(self.read_layout(self.error_object, &[], &format!("{name}."))?),
+            Ty::Payload => Value::Array(self.values.drain(self.pos..).collect()), // every value left
+            scalar => {
+                let v = self.typed(name, scalar.typed())?;
+                match int_value(&v) {
+                    Some(n) if !scalar.in_range(n) => {
+                        return wire("frame.field-type", format!("{name}: {n} is outside the field's {} range", scalar.name()))
+                    }
+                    _ => v,
+                }
+            }
+        })
     }
 
-    fn error(&mut self, name: &'static str, nullable: bool) -> Result<Seen> {
-        if nullable && self.peek().map(type_of) == Some("nil") {
-            let nil = self.next(name)?;
-            self.out.insert(name.into(), nil);
-            return Ok(Seen::Nil);
+    /// The fields of one object (the message, or an error object under `prefix`) whose conditions hold.
+    fn read_layout(&mut self, fields: &[Field], features: &[&str], prefix: &str) -> Result<Map<String, Value>> {
+        let mut out = Map::new();
+        for field in fields {
+            if holds(field.when.as_ref(), &out, features)? {
+                let v = self.read(&format!("{prefix}{}", field.name), field)?;
+                out.insert(field.name.clone(), v);
+            }
         }
-        let outer = std::mem::take(&mut self.out);
-        self.prefix = format!("{name}.");
-        error_object(self)?;
-        self.prefix.clear();
-        let object = std::mem::replace(&mut self.out, outer);
-        self.out.insert(name.into(), Value::Object(object));
-        Ok(Seen::Other)
+        Ok(out)
     }
 }
 
 /// The fields of the one frame in `data` (FRAMES.md section 4, steps in order).
-pub fn decode(kind_name: &str, data: &[u8], features: &[&str], era: &str, reg: &Registry) -> Result<Value> {
-    let (magic, layout) = kind(kind_name)?;
+pub fn decode(kind: &str, data: &[u8], features: &[&str], era: &str, reg: &Registry) -> Result<Value> {
+    let message = reg.frame_layouts.message(kind)?;
     let mut rest = data;
-    if magic {
-        if rest.len() < MAGIC.len() {
-            return wire("malformed.truncated", format!("{} bytes, before the magic ends", rest.len()));
-        }
-        if rest[..4] != MAGIC {
-            return wire("frame.magic", format!("{kind_name} starts with {}, not 49474e49 (IGNI)", to_hex(&rest[..4])));
-        }
+    if message.magic {
+        check(rest.len() >= MAGIC.len(), "malformed.truncated", || format!("{} bytes, before the magic ends", rest.len()))?;
+        check(rest[..4] == MAGIC, "frame.magic", || format!("{kind} starts with {}, not 49474e49 (IGNI)", to_hex(&rest[..4])))?;
         rest = &rest[4..];
     }
-    if rest.len() < 4 {
-        return wire("malformed.truncated", format!("{} bytes, before the 4-byte length ends", rest.len()));
-    }
+    check(rest.len() >= 4, "malformed.truncated", || format!("{} bytes, before the 4-byte length ends", rest.len()))?;
     let length = i32::from_be_bytes([rest[0], rest[1], rest[2], rest[3]]);
-    if length < 0 {
-        return wire("frame.length", format!("the length {} is negative", to_hex(&rest[..4])));
-    }
+    check(length >= 0, "frame.length", || format!("the length {} is negative", to_hex(&rest[..4])))?;
     rest = &rest[4..];
     let length = length as usize;
-    if rest.len() < length {
-        return wire("malformed.truncated", format!("the length says {length} bytes, {} follow", rest.len()));
-    }
+    check(rest.len() >= length, "malformed.truncated", || format!("the length says {length} bytes, {} follow", rest.len()))?;
     let (body, after) = rest.split_at(length);
-    let mut r = Reader { values: codec::decode(body, era, reg)?, pos: 0, out: Map::new(), prefix: String::new() };
-    layout(&mut r, features)?;
-    if r.pos < r.values.len() {
-        let left = r.values.len() - r.pos;
-        return wire("frame.trailing", format!("{left} values after the last field of {kind_name}"));
-    }
-    if !after.is_empty() {
-        return wire("frame.trailing", format!("{} bytes after the frame", after.len()));
-    }
-    Ok(Value::Object(r.out))
+    let mut r = Reader { values: codec::decode(body, era, reg)?, pos: 0, error_object: &reg.frame_layouts.error_object };
+    let out = r.read_layout(&message.fields, features, "")?;
+    let left = r.values.len() - r.pos;
+    check(left == 0, "frame.trailing", || format!("{left} values after the last field of {kind}"))?;
+    check(after.is_empty(), "frame.trailing", || format!("{} bytes after the frame", after.len()))?;
+    Ok(Value::Object(out))
 }
 
-// ---------------------------------------------------------------- encode: the mirror-image writer
+// ---------------------------------------------------------------- encode: typed values in wire order
 
-/// A field the layout wants, in wire order.
-#[derive(Clone, Copy)]
-enum Slot {
-    Field(Type),
-    Error { nullable: bool },
+struct Writer<'l> {
+    values: Vec<Value>,
+    error_object: &'l [Field],
 }
 
-/// Walks a layout over given fields without writing: which fields exist depends on flags, error, features
-/// and arguments_count, read from what is given (as the layout reads them off the wire when decoding).
-struct Planner<'f> {
-    given: &'f Map<String, Value>,
-    wanted: Vec<(&'static str, Slot)>,
-}
-
-impl Walk for Planner<'_> {
-    fn field(&mut self, name: &'static str, ty: Type) -> Result<Seen> {
-        self.wanted.push((name, Slot::Field(ty)));
-        Ok(match (self.given.get(name), ty.ty.scalar()) {
-            (None, _) => Seen::Missing,
-            (Some(v), _) if ty.nullable && type_of(v) == "nil" => Seen::Nil,
-            (Some(v), Some(wanted)) if type_of(v) != wanted => Seen::Mistyped(mistyped(name, wanted, v)),
-            (Some(v), _) => seen(v),
-        })
-    }
-
-    fn error(&mut self, name: &'static str, nullable: bool) -> Result<Seen> {
-        self.wanted.push((name, Slot::Error { nullable }));
-        Ok(match self.given.get(name) {
-            None => Seen::Missing,
-            Some(v) if nullable && type_of(v) == "nil" => Seen::Nil,
-            Some(_) => Seen::Other,
-        })
-    }
-}
-
-fn mistyped(name: &str, wanted: &str, got: &Value) -> Failure {
-    field_type::<()>(name, wanted, got).expect_err("field_type fails")
-}
-
-/// The typed values of one object of fields (the message, or an error object) in wire order: first which
-/// fields exist (a missing, unknown or ruled-out one is `frame.fields`), then each field's type in layout order
-/// (`frame.field-type`); the value encoder's own errors come later still.
-fn write_object(given: &Map<String, Value>, layout: &dyn Fn(&mut dyn Walk) -> Result<()>, prefix: &str, out: &mut Vec<Value>) -> Result<()> {
-    let mut plan = Planner { given, wanted: Vec::new() };
-    layout(&mut plan)?; // only flags of the wrong type fail here: the layout cannot be known
-    let missing: Vec<String> = plan.wanted.iter().filter(|(n, _)| !given.contains_key(*n)).map(|(n, _)| format!("{prefix}{n}")).collect();
-    if !missing.is_empty() {
-        return wire("frame.fields", format!("missing {}", missing.join(", ")));
-    }
-    let extra: Vec<String> = given.keys().filter(|k| !plan.wanted.iter().any(|(n, _)| n == k)).map(|k| format!("{prefix}{k}")).collect();
-    if !extra.is_empty() {
-        return wire("frame.fields", format!("not in this layout (unknown, or ruled out by flags, error or features): {}", extra.join(", ")));
-    }
-    for (name, slot) in plan.wanted {
-        write_field(&format!("{prefix}{name}"), slot, &given[name], out)?;
-    }
-    Ok(())
-}
-
-fn write_field(name: &str, slot: Slot, v: &Value, out: &mut Vec<Value>) -> Result<()> {
-    let nullable = match slot {
-        Slot::Field(ty) => ty.nullable,
-        Slot::Error { nullable } => nullable,
-    };
-    if nullable && type_of(v) == "nil" {
-        out.push(v.clone());
-        return Ok(());
-    }
-    match (slot, v) {
-        // a typed value is not an error object
-        (Slot::Error { .. }, Value::Object(members)) if !members.contains_key("type") => {
-            write_object(members, &|w| error_object(w), &format!("{name}."), out)
+impl Writer<'_> {
+    /// Appends the typed values of one field (the value encoder checks them later, as it does any value).
+    fn write(&mut self, name: &str, field: &Field, v: &Value) -> Result<()> {
+        if field.nullable && is_nil(v) {
+            self.values.push(v.clone());
+            return Ok(());
         }
-        (Slot::Error { .. }, _) => Err(mistyped(name, "an error object", v)),
-        (Slot::Field(ty), _) => match write_value(name, ty.ty, v, out)? {
-            true => Ok(()),
-            false => Err(mistyped(name, ty.ty.name(), v)),
-        },
-    }
-}
-
-/// Every int field of a layout is a Java int or long (FR-INT-RANGE): one outside its range is refused, even if
-/// a uint64 holds it. (A value that is no decimal integer is left to the value encoder, which says so.)
-fn ranged(name: &str, ty: Ty, v: &Value) -> Result<()> {
-    let text = v.get("value").and_then(Value::as_str).unwrap_or("");
-    match parse_wide(text) {
-        Ok(Some(n)) if in_range(ty, n) => Ok(()),
-        Ok(_) => wire("unrepresentable", format!("{name}: {} is outside the field's {} range", short(&json!(text)), ty.name())),
-        Err(_) => Ok(()),
-    }
-}
-
-/// Appends the typed values of one field; false when `v` is not of type `ty`.
-fn write_value(name: &str, ty: Ty, v: &Value, out: &mut Vec<Value>) -> Result<bool> {
-    if let Some(wanted) = ty.scalar() {
-        if type_of(v) != wanted {
-            return Ok(false);
-        }
-        if matches!(ty, Ty::Int | Ty::Long) {
-            ranged(name, ty, v)?;
-        }
-        out.push(v.clone());
-        return Ok(true);
-    }
-    let typed_values = |items: &[Value]| items.iter().all(Value::is_object);
-    match (ty, v) {
-        (Ty::Features, Value::Array(bits)) => match bin_of_features(bits) {
-            Some(Ok(bin)) => out.push(json!({"type": "bin", "hex": to_hex(&bin)})),
-            Some(Err(i)) => return wire("unrepresentable", format!("{name}: bit {i} is over {MAX_FEATURE_BIT}")),
-            None => return Ok(false),
-        },
-        // [[key, typed value], ...] -> count, then key and value per pair
-        (Ty::Extensions, Value::Array(pairs)) => {
-            let mut values = vec![typed_int(pairs.len() as i128)];
-            for pair in pairs {
-                match pair.as_array().map(Vec::as_slice) {
-                    Some([Value::String(key), value]) if value.is_object() => {
-                        values.push(json!({"type": "str", "value": key}));
-                        values.push(value.clone());
+        match (field.ty, v) {
+            (Ty::Features, Value::Array(bits)) => match bin_of_features(bits) {
+                Some(Ok(bin)) => self.values.push(json!({"type": "bin", "hex": to_hex(&bin)})),
+                Some(Err(i)) => return wire("unrepresentable", format!("{name}: bit {i} is over {MAX_FEATURE_BIT}")),
+                None => return field_type(name, "an ascending array of bit indices (FR-FEATURES-ORDER)", v),
+            },
+            // [[key, typed value], ...] -> count, then key and value per pair
+            (Ty::Extensions, Value::Array(pairs)) => {
+                let pair = |p: &Value| match p.as_array().map(Vec::as_slice) {
+                    Some([Value::String(key), value]) if value.is_object() => Some([json!({"type": "str", "value": key}), value.clone()]),
+                    _ => None,
+                };
+                let flat = match pairs.iter().map(pair).collect::<Option<Vec<_>>>() {
+                    Some(flat) => flat,
+                    None => return field_type(name, "an array of [key, typed value] pairs", v),
+                };
+                self.values.push(typed_int(pairs.len()));
+                self.values.extend(flat.into_iter().flatten());
+            }
+            (Ty::UuidList, Value::Array(ids)) => {
+                self.values.push(typed_int(ids.len()));
+                for (i, id) in ids.iter().enumerate() {
+                    if type_of(id) != "uuid" {
+                        return field_type(&format!("{name}[{i}]"), "uuid", id);
                     }
-                    _ => return Ok(false),
+                    self.values.push(id.clone());
                 }
             }
-            out.extend(values);
-        }
-        (Ty::UuidList, Value::Array(ids)) => {
-            out.push(typed_int(ids.len() as i128));
-            for (i, id) in ids.iter().enumerate() {
-                if type_of(id) != "uuid" {
-                    return Err(mistyped(&format!("{name}[{i}]"), "uuid", id));
+            // a typed value is not an error object
+            (Ty::Error, Value::Object(members)) if !members.contains_key("type") => {
+                self.write_layout(self.error_object, members, &[], &format!("{name}."))?
+            }
+            (Ty::Payload, Value::Array(items)) if items.iter().all(Value::is_object) => self.values.extend(items.iter().cloned()),
+            (Ty::Features | Ty::Extensions | Ty::UuidList | Ty::Error | Ty::Payload, _) => return field_type(name, field.ty.name(), v),
+            (scalar, _) => {
+                if type_of(v) != scalar.typed() {
+                    return field_type(name, scalar.typed(), v);
                 }
-                out.push(id.clone());
+                // Every int of a layout is a Java int or long (FR-INT-RANGE): one outside its range is refused, even
+                // if a uint64 holds it. (A value that is no decimal integer is left to the value encoder.)
+                let text = v.get("value").and_then(Value::as_str).unwrap_or("");
+                let fits = match (scalar, parse_wide(text)) {
+                    (Ty::Int | Ty::Long, Ok(n)) => matches!(n, Some(n) if scalar.in_range(n)),
+                    _ => true,
+                };
+                if !fits {
+                    return wire("unrepresentable", format!("{name}: {} is outside the field's {} range", short(&json!(text)), scalar.name()));
+                }
+                self.values.push(v.clone());
             }
         }
-        (Ty::Payload, Value::Array(items)) if typed_values(items) => out.extend(items.iter().cloned()),
-        _ => return Ok(false),
+        Ok(())
     }
-    Ok(true)
+
+    /// One object of fields (the message, or an error object under `prefix`): first which fields the layout wants
+    /// of it (a missing, unknown or ruled-out one is `frame.fields`), then each field's value in wire order
+    /// (`frame.field-type`); the value encoder's own errors come later still. The order of the Python reference.
+    fn write_layout(&mut self, fields: &[Field], given: &Map<String, Value>, features: &[&str], prefix: &str) -> Result<()> {
+        let mut wanted = Vec::new();
+        for field in fields {
+            if holds(field.when.as_ref(), given, features)? {
+                wanted.push(field);
+            }
+        }
+        let missing: Vec<String> = wanted.iter().filter(|f| !given.contains_key(&f.name)).map(|f| format!("{prefix}{}", f.name)).collect();
+        check(missing.is_empty(), "frame.fields", || format!("missing {}", missing.join(", ")))?;
+        let extra: Vec<String> = given.keys().filter(|k| !wanted.iter().any(|f| &f.name == *k)).map(|k| format!("{prefix}{k}")).collect();
+        check(extra.is_empty(), "frame.fields", || {
+            format!("not in this layout (unknown, or ruled out by flags, error or features): {}", extra.join(", "))
+        })?;
+        for field in wanted {
+            self.write(&format!("{prefix}{}", field.name), field, &given[&field.name])?;
+        }
+        Ok(())
+    }
 }
 
 /// The frame of `fields` (FRAMES.md section 4, encode): fields checked against the layout, values encoded by
 /// codec.rs (shortest forms), then the length and, for handshake kinds, the magic in front.
-pub fn encode(kind_name: &str, fields: &Value, features: &[&str], reg: &Registry) -> Result<Vec<u8>> {
-    let (magic, layout) = kind(kind_name)?;
+pub fn encode(kind: &str, fields: &Value, features: &[&str], reg: &Registry) -> Result<Vec<u8>> {
+    let message = reg.frame_layouts.message(kind)?;
     let unknown: Vec<&str> = features.iter().copied().filter(|f| !reg.features.iter().any(|known| known == f)).collect();
-    if !unknown.is_empty() {
-        return wire("frame.fields", format!("unknown feature names (not in registry frames.features): {}", unknown.join(", ")));
-    }
+    check(unknown.is_empty(), "frame.fields", || {
+        format!("unknown feature names (not in registry frames.features): {}", unknown.join(", "))
+    })?;
     let given = match fields {
         Value::Object(members) => members,
         other => return wire("frame.fields", format!("fields is not an object: {}", short(other))),
     };
-    let mut values = Vec::new();
-    write_object(given, &|w| layout(w, features), "", &mut values)?;
-    let body = codec::encode(&values, reg)?;
+    let mut w = Writer { values: Vec::new(), error_object: &reg.frame_layouts.error_object };
+    w.write_layout(&message.fields, given, features, "")?;
+    let body = codec::encode(&w.values, reg)?;
     let length = match i32::try_from(body.len()) {
         Ok(n) => n,
         Err(_) => return wire("unrepresentable", format!("a body of {} bytes is over the 4-byte length", body.len())),
     };
     let mut out = Vec::with_capacity(8 + body.len());
-    if magic {
+    if message.magic {
         out.extend_from_slice(&MAGIC);
     }
     out.extend_from_slice(&length.to_be_bytes());
@@ -744,6 +496,7 @@ pub fn encode(kind_name: &str, fields: &Value, features: &[&str], reg: &Registry
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::errors::Failure;
     use std::path::Path;
 
     fn registry() -> Registry {
@@ -840,6 +593,31 @@ mod tests {
         assert!(encode("request", &big, &[], &reg).is_ok());
         // an unknown feature name comes before anything else, even a fields value that is no object
         assert_eq!(class(encode("request", &json!(null), &["NO_SUCH_FEATURE"], &reg)), "frame.fields");
-        assert!(encode("request", &request("1"), &[SQL_PARTITION_AWARENESS], &reg).is_ok());
+        assert!(encode("request", &request("1"), &["SQL_PARTITION_AWARENESS"], &reg).is_ok());
+    }
+
+    #[test]
+    fn a_layout_this_file_cannot_walk_stops_the_load() {
+        let doc = |field: Value| json!({"frame_layouts": {"error_object": [], "messages": [{"kind": "k", "magic": false, "fields": [field]}]}});
+        assert!(Layouts::from_json(&doc(json!({"name": "a", "type": "long?", "when": {"tx_form": {"feature": "F", "tx": -1}}}))).is_ok());
+        assert!(Layouts::from_json(&doc(json!({"name": "a", "type": "decimal"}))).is_err());
+        assert!(Layouts::from_json(&doc(json!({"name": "a", "type": "int", "when": {"odd": "b"}}))).is_err());
+        assert!(Layouts::from_json(&doc(json!({"name": "a", "type": "int", "when": {"nil": "b", "feature": "F"}}))).is_err());
+    }
+
+    #[test]
+    fn encode_refuses_a_flags_or_tx_that_cannot_decide_the_layout_before_missing_fields() {
+        let reg = registry();
+        let class = |kind: &str, f: &Value, features: &[&str]| match encode(kind, f, features, &reg) {
+            Err(Failure::Wire { class, .. }) => class,
+            other => panic!("not rejected: {other:?}"),
+        };
+        let text = json!({"type": "str", "value": "1"});
+        let response = json!({"request_id": typed_int(1), "flags": text, "observable_timestamp": typed_int(0)});
+        assert_eq!(class("response", &response, &[]), "frame.field-type");
+        // tuple-request given only its tx: a str tx is refused while the direct-mapping forms depend on it
+        let tuple = json!({"tx": text});
+        assert_eq!(class("tuple-request", &tuple, &["TX_PIGGYBACK"]), "frame.field-type");
+        assert_eq!(class("tuple-request", &tuple, &[]), "frame.fields");
     }
 }

@@ -37,6 +37,8 @@ pub struct Registry {
     types: HashMap<String, HashMap<String, (i8, String)>>,
     /// frames.features[].name: the feature names a connection can negotiate (none if the document has no frames).
     pub features: Vec<String>,
+    /// frame_layouts: each message kind's fields (frames.rs walks them both ways).
+    pub frame_layouts: crate::frames::Layouts,
 }
 
 fn field<'a>(v: &'a Value, name: &str) -> Result<&'a Value> {
@@ -149,16 +151,8 @@ impl Registry {
         for f in doc.pointer("/frames/features").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default() {
             features.push(text(f, "name").ok_or("a frames feature without name")?);
         }
-        // The direct-mapping tx ids the frame layouts name (frames.rs TX_FIRST_DIRECT, TX_DIRECT) are the registry's
-        // (a registry without the frames section, as the unit tests build, has no frame layer to check).
-        let frames = doc.pointer("/frames").is_some();
-        for (name, id) in [("FIRST_DIRECT", crate::frames::TX_FIRST_DIRECT), ("DIRECT", crate::frames::TX_DIRECT)].into_iter().filter(|_| frames) {
-            let listed = doc.pointer("/frames/tx_ids").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-            if !listed.iter().any(|t| t["name"] == name && t["id"].as_i64().map(i128::from) == Some(id)) {
-                return Err(format!("registry frames.tx_ids has no {name} = {id}"));
-            }
-        }
-        Ok(Registry { eras, layouts, codes, types, features })
+        let frame_layouts = crate::frames::Layouts::from_json(doc)?;
+        Ok(Registry { eras, layouts, codes, types, features, frame_layouts })
     }
 
     pub fn knows_era(&self, era: &str) -> bool {
