@@ -51,8 +51,9 @@ def corpus_version():
 
 
 class Scratch:
-    """A copy of one runner under <out>/work/<slot>/runners/<name>, beside a link to the repository's
-    schema/ (the runners read ../../schema/registry.json). `cache` entries of the runner's config become links
+    """A copy of one runner under <out>/work/<slot>/runners/<name>, beside a copy of the repository's schema/
+    (the runners read ../../schema/registry.json; a mutant with `file: ../../schema/registry.json` edits the
+    scratch copy's frame layouts, restored after it like any file). `cache` entries of the runner's config become links
     into out/mutation/cache/, so that a rebuild after one edited file compiles only that (Go's build cache)."""
 
     def __init__(self, name, config, slot, out=OUT):
@@ -63,8 +64,11 @@ class Scratch:
         if self.dir.exists():
             shutil.rmtree(self.dir)
         self.dir.mkdir(parents=True)
-        if not (base / "schema").exists():
-            (base / "schema").symlink_to(cat.ROOT / "schema")
+        schema = base / "schema"          # a copy, never a link: a layout mutant edits its registry.json
+        if schema.is_symlink():
+            schema.unlink()
+        shutil.rmtree(schema, ignore_errors=True)    # today's schema, not an earlier run's
+        shutil.copytree(cat.ROOT / "schema", schema)
         for pattern in config["copy"]:
             for f in self.src.glob(pattern):
                 shutil.copy2(f, self.dir / f.name)
