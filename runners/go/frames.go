@@ -5,11 +5,12 @@ package main
 // A frame is [IGNI magic, handshake kinds only] + 4-byte big-endian length + that many bytes of MessagePack: a
 // sequence of values laid out by the message kind (the registry's frame_layouts). Decoding reads the whole
 // sequence with decodeValues and walks the layout over the value list (cursor, read); encoding checks the fields
-// against the layout, lays out typed values in wire order (writer, write) and encodes them with encodeAll. The
+// against the layout and lays out typed values in wire order (writer, write), each encoded by encodeValue. The
 // same four parts in every runner (runners/PROTOCOL.md section 4): layouts, holds, reader, writer. No count or
 // declared length is ever used to allocate.
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
@@ -18,6 +19,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 const (
@@ -406,8 +409,8 @@ func readLayout(c *cursor, layout []frameField, features map[string]bool, prefix
 
 // ---------------------------------------------------------------- encode
 
-// encodeFrame checks the fields against the layout, lays out their typed values in wire order, encodes them with
-// the value codec, and prefixes the length (and the magic for handshake kinds).
+// encodeFrame checks the fields against the layout, lays out their typed values in wire order (the value codec
+// encodes each as it comes), and prefixes the length (and the magic for handshake kinds).
 func encodeFrame(message frameMessage, rawFields json.RawMessage, features map[string]bool, era string) ([]byte, error) {
 	var unknown []string
 	for name := range features {
@@ -424,13 +427,11 @@ func encodeFrame(message frameMessage, rawFields json.RawMessage, features map[s
 		return nil, wireErr("frame.fields", "fields is not a JSON object")
 	}
 	w := &writer{era: era}
+	w.enc = msgpack.NewEncoder(&w.body)
 	if err := w.writeLayout(message.Fields, given, features, ""); err != nil {
 		return nil, err
 	}
-	body, err := encodeAll(w.values)
-	if err != nil {
-		return nil, err
-	}
+	body := w.body.Bytes()
 	if len(body) > maxLength {
 		return nil, wireErr("unrepresentable", "message of %d bytes, the length is a signed int32", len(body))
 	}
@@ -442,24 +443,27 @@ func encodeFrame(message frameMessage, rawFields json.RawMessage, features map[s
 	return append(out, body...), nil
 }
 
-// writer is the typed values of a frame in wire order, each checked against its field's type.
+// writer is the typed values of a frame in wire order, each checked against its field's type and encoded by the
+// value codec (encodeValue) as it is laid out.
 type writer struct {
-	values []Value
-	era    string
+	body bytes.Buffer
+	enc  *msgpack.Encoder
+	era  string
 }
 
-// add appends a typed value (an Ignite type without an era is in the request's era).
-func (w *writer) add(v Value) {
+// add lays out a typed value (an Ignite type without an era is in the request's era).
+func (w *writer) add(v Value) error {
 	if v.Type == "uuid" || v.Type == "bitmask" {
 		if v.withFields(); v.Era == "" {
 			v.Era = w.era
 		}
 	}
-	w.values = append(w.values, v)
+	return encodeValue(w.enc, &v)
 }
 
-func (w *writer) count(n int) {
-	w.add(Value{Type: "int", Value: scalar{str: strconv.Itoa(n)}})
+// count is the count before a run of items: a typed int like any other (the smallest form, FR-CANON).
+func (w *writer) count(n int) error {
+	return w.add(Value{Type: "int", Value: scalar{str: strconv.Itoa(n)}})
 }
 
 // typed appends raw, a typed value of type typ (int or long: a typed int in the field's range).
@@ -479,8 +483,7 @@ func (w *writer) typed(field, typ string, raw json.RawMessage) error {
 	if s, _ := v.text(); want == "int" && !inFieldRange(typ, s) {
 		return wireErr("unrepresentable", "%s: %s is outside the field's %s range", field, s, typ)
 	}
-	w.add(v)
-	return nil
+	return w.add(v)
 }
 
 // list is raw as a JSON array (what says of what, for the error).
@@ -496,8 +499,7 @@ func list(field, what string, raw json.RawMessage) ([]json.RawMessage, error) {
 func (w *writer) write(field, typ string, raw json.RawMessage) error {
 	if strings.HasSuffix(typ, "?") {
 		if isNil(raw) {
-			w.add(Value{Type: "nil"})
-			return nil
+			return w.add(Value{Type: "nil"})
 		}
 		typ = strings.TrimSuffix(typ, "?")
 	}
@@ -523,55 +525,47 @@ func (w *writer) write(field, typ string, raw json.RawMessage) error {
 			}
 			bits[i/8] |= 1 << (i % 8)
 		}
-		w.add(Value{Type: "bin", Fields: &Fields{Hex: hex.EncodeToString(bits)}})
+		return w.add(Value{Type: "bin", Fields: &Fields{Hex: hex.EncodeToString(bits)}})
 	case "extensions": // a count, then each [key, typed value] pair as a str and the value
 		pairs, err := list(field, "[key, typed value] pairs", raw)
-		if err != nil {
-			return err
+		if err == nil {
+			err = w.count(len(pairs))
 		}
-		w.count(len(pairs))
-		for i, p := range pairs {
+		for i := 0; i < len(pairs) && err == nil; i++ {
 			var pair []json.RawMessage
 			var key string
-			if err := json.Unmarshal(p, &pair); err != nil || len(pair) != 2 || json.Unmarshal(pair[0], &key) != nil {
+			if json.Unmarshal(pairs[i], &pair) != nil || len(pair) != 2 || json.Unmarshal(pair[0], &key) != nil {
 				return wireErr("frame.field-type", "%s[%d]: not a [key str, typed value] pair", field, i)
 			}
-			w.add(Value{Type: "str", Value: scalar{str: key}})
-			if err := w.any(fmt.Sprintf("%s[%d] value", field, i), pair[1]); err != nil {
-				return err
+			if err = w.add(Value{Type: "str", Value: scalar{str: key}}); err == nil {
+				err = w.any(fmt.Sprintf("%s[%d] value", field, i), pair[1])
 			}
 		}
+		return err
 	case "uuid-list":
 		ids, err := list(field, "uuids", raw)
-		if err != nil {
-			return err
+		if err == nil {
+			err = w.count(len(ids))
 		}
-		w.count(len(ids))
-		for i, id := range ids {
-			if err := w.typed(fmt.Sprintf("%s[%d]", field, i), "uuid", id); err != nil {
-				return err
-			}
+		for i := 0; i < len(ids) && err == nil; i++ {
+			err = w.typed(fmt.Sprintf("%s[%d]", field, i), "uuid", ids[i])
 		}
+		return err
 	case "error": // a JSON object of the error object's fields (a typed value is not one)
 		var members map[string]json.RawMessage
 		if err := json.Unmarshal(raw, &members); err != nil || members == nil || members["type"] != nil {
 			return wireErr("frame.field-type", "%s: expected an error object", field)
 		}
 		return w.writeLayout(frames.errorObject, members, nil, field+".")
-	case "payload":
+	case "payload": // the typed values as they are (none: nothing)
 		items, err := list(field, "typed values", raw)
-		if err != nil {
-			return err
+		for i := 0; i < len(items) && err == nil; i++ {
+			err = w.any(fmt.Sprintf("%s[%d]", field, i), items[i])
 		}
-		for i, item := range items {
-			if err := w.any(fmt.Sprintf("%s[%d]", field, i), item); err != nil {
-				return err
-			}
-		}
+		return err
 	default: // int, long (FR-INT-RANGE), bool str bin uuid bitmask
 		return w.typed(field, typ, raw)
 	}
-	return nil
 }
 
 // any appends a typed value of any type (a payload item, an extension's value).
@@ -580,8 +574,7 @@ func (w *writer) any(field string, raw json.RawMessage) error {
 	if err := json.Unmarshal(raw, &v); err != nil || v.Type == "" {
 		return wireErr("frame.field-type", "%s: not a typed value", field)
 	}
-	w.add(v)
-	return nil
+	return w.add(v)
 }
 
 // givenFields are the given JSON fields, as a condition sees them.
