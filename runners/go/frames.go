@@ -172,7 +172,8 @@ func holds(when *frameCondition, f fieldsSoFar, features map[string]bool) (bool,
 	if ok && typ != "int" && typ != "nil" {
 		return false, wireErr("frame.field-type", "tx: expected int or nil, got %s", describe(typ))
 	}
-	return typ == "int" && intOf(v) == form.Tx, nil
+	n, err := strconv.ParseInt(v, 10, 64) // exactly: a uint64 that wraps to -1 is not -1
+	return typ == "int" && err == nil && n == form.Tx, nil
 }
 
 // intOf is an int's digits as int64; a uint64 above 2^63-1 wraps, so its low bits still give the flags.
