@@ -127,7 +127,7 @@ func main() {
 	}
 	err := loadRegistry(registryPath)
 	if err == nil {
-		err = loadFrameFeatures(registryPath)
+		err = loadFrameLayouts(registryPath)
 	}
 	if err != nil {
 		logf("cannot read the registry %s: %v", registryPath, err)
