@@ -11,7 +11,7 @@ from .sources import RULE_LEVEL, SourceError, as_int, each_case, evaluate, hex_b
 ERA = "3.0"
 
 
-# --- the field notation -> typed fields (FRAMES.md section 2) ------------------------------------------------
+# --- the field notation -> typed fields (spec.md 11.1) ------------------------------------------------
 def scalar(spec, t: str, names):
     """A field value of simple type t: a bare YAML int / bool / str / uuid text / bitmask bit list, or the value notation."""
     spec = text(spec, names)
@@ -385,7 +385,7 @@ def reject_frame(source, case, names):
 
 
 def cut_class(kind, fields, features, ps, k: int, trailing: bool) -> str | None:
-    """The class of a frame whose body is the first k bytes of the parts' bytes (FRAMES.md section 4 steps 4-6):
+    """The class of a frame whose body is the first k bytes of the parts' bytes (spec.md 11.1 steps 4-6):
     inside a value -> malformed.truncated (step 4); between values, the layout unfinished -> malformed.truncated
     (step 5); the message complete -> frame.trailing if bytes follow the frame, else None (a valid frame)."""
     ends, at = [], 0

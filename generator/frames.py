@@ -1,4 +1,4 @@
-"""The explicit byte builder for frames (FRAMES.md, spec chapter on frames): a message as named fields -> the
+"""The explicit byte builder for frames (spec.md 11): a message as named fields -> the
 MessagePack values of its layout, in wire order, each as its own canonical bytes ("parts"), then the frame.
 
 Written from the layouts (apache/ignite-3 ClientInboundMessageHandler, HandshakeUtils, TcpClientChannel), not from
@@ -208,7 +208,7 @@ def field_parts(path: str, t: str, x) -> list[tuple[str, bytes]]:
 
 
 def parts(kind: str, fields: dict, features=()) -> list[tuple[str, bytes]]:
-    """The message's MessagePack values in wire order, as (path, canonical bytes). Checks, in FRAMES.md section 4
+    """The message's MessagePack values in wire order, as (path, canonical bytes). Checks, in spec.md 11.1
     order: the fields fit the layout (frame.fields), each is of its type (frame.field-type), the values encode."""
     if kind not in LAYOUTS:
         raise FrameError("frame.fields", f"unknown frame kind {kind!r}")

@@ -10,7 +10,7 @@ import pytest
 from harness_fixtures.harness_helpers import REPO  # noqa: F401  (puts the repository on sys.path)
 from harness import cli, frame_annotate, judge, ops, schemas
 
-MINIMAL = "49474e490000000703000002c40000"     # upstream's minimal anonymous handshake request (FRAMES.md 3)
+MINIMAL = "49474e490000000703000002c40000"     # upstream's minimal anonymous handshake request (spec.md 11.3)
 
 
 def typed_int(n):

@@ -12,7 +12,7 @@ using MessagePack;
 namespace IgniteRunner;
 
 /// <summary>
-/// The frame layer (FRAMES.md, spec.md 11): one frame = [IGNI magic, handshake kinds only] + 4-byte big-endian
+/// The frame layer (spec.md 11): one frame = [IGNI magic, handshake kinds only] + 4-byte big-endian
 /// signed length + that many bytes of MessagePack values laid out by the message kind. The layouts are the
 /// registry's frame_layouts; this file has the four parts of runners/PROTOCOL.md "The frame codec": the layouts
 /// loaded at start, one condition evaluator (<see cref="Holds"/>) for both directions, a <see cref="Reader"/> over

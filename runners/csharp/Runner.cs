@@ -205,7 +205,7 @@ static partial class Runner
             else
             {
                 string format = request.TryGetProperty("format", out _) ? Fields.Text(request, "format") : "msgpack";
-                if (format == Frames.Format)   // FRAMES.md: one frame of a message kind
+                if (format == Frames.Format)   // spec.md 11: one frame of a message kind
                 {
                     string kind = Fields.Text(request, "frame");
                     HashSet<string> features = request.TryGetProperty("features", out _)

@@ -1,4 +1,4 @@
-// The frame layer (FRAMES.md; runners/PROTOCOL.md "The frame codec: one shape in every runner"). A frame is
+// The frame layer (spec.md 11; runners/PROTOCOL.md "The frame codec: one shape in every runner"). A frame is
 // [IGNI magic, handshake kinds only] + 4-byte big-endian length + that many bytes of MessagePack: a sequence of
 // values laid out by the message kind. The layouts are data (registry frame_layouts, read by load()), walked both
 // ways with one condition evaluator (holds): decode reads the whole sequence with codec::decode and reads each
@@ -426,7 +426,7 @@ Features features_of(const ojson& names) {
     return out;
 }
 
-// FRAMES.md section 4, steps 1-6 in order: magic, length, declared bytes present, values, layout, bytes after.
+// spec.md 11.1, steps 1-6 in order: magic, length, declared bytes present, values, layout, bytes after.
 ojson decode(const std::string& kind, const Bytes& bytes, const Features& features) {
     const Message& m = message(kind);
     std::size_t at = 0;

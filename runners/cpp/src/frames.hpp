@@ -1,4 +1,4 @@
-// The frame layer (FRAMES.md, issue 29): one Ignite 3 client/server message as named fields <-> its framed bytes
+// The frame layer (spec.md 11): one Ignite 3 client/server message as named fields <-> its framed bytes
 // (IGNI magic for the handshake kinds, a 4-byte big-endian length, then a sequence of MessagePack values laid out by
 // the message kind, as the registry's frame_layouts say: runners/PROTOCOL.md section 4). Every value goes through this runner's own codec (codec::decode / codec::encode, era 3.0).
 #pragma once

@@ -120,7 +120,7 @@ void answer(const std::string& cmd, const ojson& req, std::string& out) {
             throw Unsupported("unknown format '" + format + "'");
         out += "{\"id\":";
         append_id(out, id);
-        if (format == "frame" && (cmd == "decode" || cmd == "encode")) {  // one message (FRAMES.md)
+        if (format == "frame" && (cmd == "decode" || cmd == "encode")) {  // one message (spec.md 11)
             if (request_era(req) != ignite::Era::V3_0) throw Unsupported("frames are era 3.0 only");
             const ojson& kind = req.at("frame");
             frames::Features features = frames::features_of(field(req, "features"));

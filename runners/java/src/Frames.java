@@ -15,7 +15,7 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Client frames of the Ignite 3 thin-client protocol (FRAMES.md, spec.md 11) <-> named fields, on the runner's
+ * Client frames of the Ignite 3 thin-client protocol (spec.md 11) <-> named fields, on the runner's
  * value codec (Codec, msgpack-java). A frame is [IGNI magic, handshake kinds only] + 4-byte big-endian length +
  * that many bytes of MessagePack: values laid out by the message kind. The four parts every runner's frame codec
  * has, in this order (runners/PROTOCOL.md "The frame codec: one shape in every runner"):
@@ -153,7 +153,7 @@ final class Frames {
 
     // ---------------------------------------------------------------- decode
 
-    /** The frame's message as named fields (FRAMES.md section 4, steps 1 to 6 in that order). */
+    /** The frame's message as named fields (spec.md 11.1, steps 1 to 6 in that order). */
     ObjectNode decode(String kind, byte[] frame, Set<String> features) throws WireError, IOException {
         List<Field> fields = layout(kind);
         int at = 0;
@@ -247,7 +247,7 @@ final class Frames {
         return fields;
     }
 
-    /** The field's value in the fields notation (FRAMES.md section 3). */
+    /** The field's value in the fields notation (spec.md 11.3-11.7). */
     private JsonNode read(Cursor in, String name, Field field) throws WireError {
         if (field.nullable && in.peekNil()) {
             return in.next(name);

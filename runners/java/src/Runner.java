@@ -150,7 +150,7 @@ public final class Runner {
             List<String> columns = BinaryTuple.FORMATS.contains(format) ? columns(request) : null;
             if (!ignite.isEra(era)) {
                 node = TextNode.valueOf("unknown era '" + era + "'");
-            } else if (format.equals("frame")) { // client frames (FRAMES.md), era 3.0 only
+            } else if (format.equals("frame")) { // client frames (spec.md 11), era 3.0 only
                 String kind = Fields.text(request, "frame");
                 if (!era.equals(Frames.ERA)) {
                     node = TextNode.valueOf("frames exist in era " + Frames.ERA + " only, not '" + era + "'");

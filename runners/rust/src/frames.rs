@@ -1,4 +1,4 @@
-//! The frame layer (FRAMES.md; runners/PROTOCOL.md section 4, "The frame codec: one shape in every runner"): one
+//! The frame layer (spec.md 11; runners/PROTOCOL.md section 4, "The frame codec: one shape in every runner"): one
 //! Ignite 3 thin-client message <-> its named fields.
 //!
 //! A frame is [`MAGIC`] (handshake kinds only), a 4-byte big-endian signed length, then that many bytes of
@@ -301,7 +301,7 @@ impl Reader<'_> {
         }
     }
 
-    /// The field's value in the fields notation (FRAMES.md section 2).
+    /// The field's value in the fields notation (spec.md 11.1).
     fn read(&mut self, name: &str, field: &Field) -> Result<Value> {
         if field.nullable && matches!(self.values.get(self.pos), Some(v) if is_nil(v)) {
             return self.next(name);
@@ -350,7 +350,7 @@ impl Reader<'_> {
     }
 }
 
-/// The fields of the one frame in `data` (FRAMES.md section 4, steps in order).
+/// The fields of the one frame in `data` (spec.md 11.1, steps in order).
 pub fn decode(kind: &str, data: &[u8], features: &[&str], era: &str, reg: &Registry) -> Result<Value> {
     let message = reg.frame_layouts.message(kind)?;
     let mut rest = data;
@@ -465,7 +465,7 @@ impl Writer<'_> {
     }
 }
 
-/// The frame of `fields` (FRAMES.md section 4, encode): fields checked against the layout, values encoded by
+/// The frame of `fields` (spec.md 11.1, encode): fields checked against the layout, values encoded by
 /// codec.rs (shortest forms), then the length and, for handshake kinds, the magic in front.
 pub fn encode(kind: &str, fields: &Value, features: &[&str], reg: &Registry) -> Result<Vec<u8>> {
     let message = reg.frame_layouts.message(kind)?;
