@@ -97,3 +97,20 @@ def test_the_score_leaves_out_the_equivalent_survivors():
     s = incremental.score(REPORT_OF_ONE, equivalent=0)
     assert (s["counts"], s["score"]) == ({"Killed": 1, "Survived": 1}, 50.0)
     assert incremental.score(REPORT_OF_ONE, equivalent=1)["score_non_equivalent"] == 100.0
+
+
+def test_a_release_bump_keeps_the_judge_digest_and_a_registry_change_does_not(tmp_path, monkeypatch):
+    """The incremental record (mutation/stryker/incremental.py) retests everything when what judges a verdict
+    changed; a corpus release's version numbers in the registry are not that (its vector files are retested)."""
+    import shutil
+    (tmp_path / "harness").mkdir()
+    shutil.copytree(REPO / "schema", tmp_path / "schema")
+    monkeypatch.setattr(incremental, "REPO", tmp_path)
+    before = incremental.judge_digest()
+    path = tmp_path / "schema" / "registry.json"
+    registry = json.loads(path.read_text())
+    path.write_text(json.dumps(dict(registry, corpus_version="9.9.9", spec_version="9.9.9")))
+    assert incremental.judge_digest() == before
+    registry["frame_layouts"]["messages"][0]["fields"].reverse()
+    path.write_text(json.dumps(registry))
+    assert incremental.judge_digest() != before

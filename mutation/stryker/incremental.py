@@ -5,7 +5,8 @@ Stryker's incremental mode (stryker-incremental.json) reuses a mutant's result w
 cannot see the corpus, which the command test runner hides from it. So each run also records the corpus files'
 digests (vectors/manifest.json) and the harness's and schemas' (stryker-corpus-state.json), and `prepare` edits
 the incremental file before the next run:
-  - harness or schema changed: the file is set aside (a full run), since any verdict may judge differently;
+  - harness or schema changed (the registry's corpus_version and spec_version excepted): the file is set aside
+    (a full run), since any verdict may judge differently;
   - corpus files changed: survivors and timeouts are tested again (a new vector may kill them), and so is every
     killed mutant whose killing vector (the fail-fast line in its statusReason) is gone or lives in a changed file;
     a kill by a vector in an unchanged file stands.
@@ -37,11 +38,24 @@ UNDETECTED = ("Survived", "NoCoverage")
 KILLER = re.compile(r"^fail-fast: \S+ (\S+) ", re.M)     # harness/fail_fast.py's line
 
 
+# The registry's release numbers judge nothing: a corpus release bumps them, and its vector files are what the
+# corpus-change rule below retests. Everything else in the registry (types, rules, frame layouts) judges.
+VERSION_FIELDS = ("corpus_version", "spec_version")
+
+
+def judged_bytes(path):
+    if path.name != "registry.json":
+        return path.read_bytes()
+    registry = json.loads(path.read_text(encoding="utf-8"))
+    return json.dumps({k: v for k, v in registry.items() if k not in VERSION_FIELDS}, sort_keys=True).encode()
+
+
 def judge_digest():
-    """One digest of what judges a verdict: the harness's sources and the schemas."""
+    """One digest of what judges a verdict: the harness's sources and the schemas (the registry without its
+    release numbers)."""
     h = hashlib.sha256()
     for path in sorted([*(REPO / "harness").glob("*.py"), *(REPO / "schema").glob("*.json")]):
-        h.update(f"{path.relative_to(REPO)} {hashlib.sha256(path.read_bytes()).hexdigest()}\n".encode())
+        h.update(f"{path.relative_to(REPO)} {hashlib.sha256(judged_bytes(path)).hexdigest()}\n".encode())
     return h.hexdigest()
 
 
