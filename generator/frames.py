@@ -123,8 +123,9 @@ def present_fields(kind: str, fields: dict, features) -> list[tuple[str, str]]:
             return None if x == {"type": "nil"} else x
         if name == "arguments_count":              # nil, 0 (no tuple) or anything else, its type checked later
             return None if x == {"type": "nil"} else 0 if typed("int", x) and str(x.get("value")) == "0" else x
-        if not (isinstance(x, dict) and x.get("type") in ("int", "nil")):   # flags, tx
-            raise FrameError("frame.field-type", f"{kind}: field {name!r} must be an int")
+        allowed = ("int", "nil") if name == "tx" else ("int",)        # tx is long?, flags an int
+        if not (isinstance(x, dict) and x.get("type") in allowed):
+            raise FrameError("frame.field-type", f"{kind}: field {name!r} must be an int{' or nil' if name == 'tx' else ''}")
         return None if x["type"] == "nil" else int(x["value"])
     out = [(name, t) for name, t, when in LAYOUTS[kind] if when(get, set(features))]
     return list(dict.fromkeys(out))   # tx_timeout is in both tx forms (at most one applies)
