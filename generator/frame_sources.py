@@ -86,6 +86,8 @@ def field(spec, t: str, names):
         spec = resolve(spec, names)
         if isinstance(spec, dict) and len(spec) == 1 and next(iter(spec)) not in dict(frames.ERROR_MEMBERS):
             return value(spec, names, ERA)   # a typed value where the error object belongs (encode rejects)
+        if isinstance(spec, list):
+            return [value(v, names, ERA) for v in spec]   # an array where the error object belongs (encode rejects)
         return error_object(spec, names)
     if t == "uuid-list":
         spec = resolve(spec, names)
