@@ -398,6 +398,16 @@ def batch_variants(values: list[dict]) -> list[tuple[str, bytes, str, str, bool]
         if s > entry_size(max(sum(len(p) for v in r for p in triple_parts(v)) for r in rows)):
             out.append((f"offsets-{s}", batch_bytes(values, row=lambda r: bin_(tuple_bytes([p for v in r for p in triple_parts(v)], s))),
                         f"every row with {s}-byte offset entries", "BT-OFFSET-SIZE", False))
+    # Each row is an object array (BT-OBJECT-ARRAY): an encoder writes its DECIMALs in its producer profile
+    # (BT-OBJECT-DECIMAL), independently of the count's form, so every (count canonical or d2) x (DECIMAL java,
+    # dotnet, cpp) combination but the canonical one; the .NET client writes d2 and dotnet (Sql.cs WriteBatchArgs).
+    width = 3 * len(rows[0])
+    for count_form, prefix, count_why in ((None, "decimal-", ""), ("int32", "dotnet-decimal-", "the row count as d2 (.NET WriteBatchArgs) and ")):
+        def build(parts, count_form=count_form):
+            return (wire.integer(len(rows[0])) + (wire.integer(len(rows)) if count_form is None else wire.int_form(count_form, len(rows)))
+                    + wire.FALSE + b"".join(bin_(tuple_bytes(parts[i:i + width])) for i in range(0, len(parts), width)))
+        for label, data, why, rule, may_emit in decimal_profile_variants([v for r in rows for v in r], build):
+            out.append((prefix + label, data, f"{count_why}every row's DECIMALs as {why}", rule, may_emit))
     return out
 
 

@@ -645,7 +645,8 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
     }
 
     /// <summary>Batched arguments (spec BT-BATCH): nil, or row length N, row count, a bool (ignored), one bin of 3N
-    /// elements per row; any other form is invalid.tuple-type (BT-BATCH-FORM).</summary>
+    /// elements per row; input that ends early is malformed.truncated, any other form invalid.tuple-type
+    /// (BT-BATCH-FORM).</summary>
     static void ReadBatch(JsonElement outer, string era, JsonArray output)
     {
         int size = outer.GetArrayLength();
@@ -654,11 +655,17 @@ sealed class BinaryTuple(Codec codec, IgniteExt ignite)
             Check(size == 1, "invalid.tuple-type", "batched arguments: nil followed by more values");
             return;
         }
-        Check(size >= 3 && TypeOf(outer[0]) == "int" && TypeOf(outer[1]) == "int" && TypeOf(outer[2]) == "bool",
-            "invalid.tuple-type", "batched arguments are a row length, a count and a bool, then the rows");
+        // input that ends where a header value or a row belongs is truncated (BT-BATCH-FORM): Java meets the end
+        (string Want, string What)[] header = [("int", "row length"), ("int", "row count"), ("bool", "third value")];
+        for (int i = 0; i < header.Length; i++)
+        {
+            Check(size > i, "malformed.truncated", $"batched arguments: the input ends where the {header[i].What} belongs");
+            Check(TypeOf(outer[i]) == header[i].Want, "invalid.tuple-type", "batched arguments are a row length, a count and a bool, then the rows");
+        }
         var n = BigInteger.Parse(Fields.Text(outer[0], "value"));
         var rows = BigInteger.Parse(Fields.Text(outer[1], "value"));
         Check(n.Sign >= 0 && rows.Sign >= 0 && (n.Sign > 0 || rows.IsZero), "invalid.tuple-type", $"batched arguments: row length {n}, count {rows}");
+        Check(rows <= size - 3, "malformed.truncated", $"batched arguments: count {rows}, the input ends after {size - 3} rows");
         Check(rows == size - 3, "invalid.tuple-type", $"batched arguments: count {rows}, {size - 3} values follow");
         // 3N beyond any input length: ReadTuple answers malformed.truncated without allocating.
         long elements = n < int.MaxValue ? 3 * (long)n : long.MaxValue;

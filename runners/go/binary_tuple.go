@@ -1063,22 +1063,32 @@ func encodeFormat(format string, values []Value, era string) ([]byte, error) {
 }
 
 // decodeBatch reads batched arguments (spec BT-BATCH): nil, or row length N, row count, a bool (ignored), then one
-// bin per row holding 3N elements; anything else is invalid.tuple-type (BT-BATCH-FORM).
+// bin per row holding 3N elements; input that ends early is malformed.truncated, anything else invalid.tuple-type
+// (BT-BATCH-FORM).
 func decodeBatch(outer []any, era string) ([]any, error) {
 	if len(outer) > 0 && outer[0].(obj)["type"] == "nil" {
 		return []any{}, check(len(outer) == 1, "invalid.tuple-type", "batched arguments: nil followed by more values")
 	}
-	ok := len(outer) >= 3 && outer[0].(obj)["type"] == "int" && outer[1].(obj)["type"] == "int" && outer[2].(obj)["type"] == "bool"
-	if err := check(ok, "invalid.tuple-type", "batched arguments are a row length, a count and a bool, then the rows"); err != nil {
-		return nil, err
+	// input that ends where a header value or a row belongs is truncated (BT-BATCH-FORM): Java meets the end
+	for i, want := range [][2]string{{"int", "row length"}, {"int", "row count"}, {"bool", "third value"}} {
+		if err := check(len(outer) > i, "malformed.truncated", "batched arguments: the input ends where the %s belongs", want[1]); err != nil {
+			return nil, err
+		}
+		if err := check(outer[i].(obj)["type"] == want[0], "invalid.tuple-type", "batched arguments are a row length, a count and a bool, then the rows"); err != nil {
+			return nil, err
+		}
 	}
 	n, _ := bigInt(outer[0].(obj)["value"].(string))
 	rows, _ := bigInt(outer[1].(obj)["value"].(string))
-	ok = n.Sign() >= 0 && rows.Sign() >= 0 && (n.Sign() > 0 || rows.Sign() == 0)
+	ok := n.Sign() >= 0 && rows.Sign() >= 0 && (n.Sign() > 0 || rows.Sign() == 0)
 	if err := check(ok, "invalid.tuple-type", "batched arguments: row length %s, count %s", n, rows); err != nil {
 		return nil, err
 	}
-	if err := check(rows.IsInt64() && rows.Int64() == int64(len(outer)-3), "invalid.tuple-type",
+	if err := check(rows.IsInt64() && rows.Int64() <= int64(len(outer)-3), "malformed.truncated",
+		"batched arguments: count %s, the input ends after %d rows", rows, len(outer)-3); err != nil {
+		return nil, err
+	}
+	if err := check(rows.Int64() == int64(len(outer)-3), "invalid.tuple-type",
 		"batched arguments: count %s, %d values follow", rows, len(outer)-3); err != nil {
 		return nil, err
 	}

@@ -524,11 +524,15 @@ function readBatch(outer, era) {
     check(outer.length === 1, "invalid.tuple-type", "batched arguments: nil followed by more values");
     return [];
   }
-  check(outer.length >= 3 && outer[0].type === "int" && outer[1].type === "int" && outer[2].type === "bool",
-    "invalid.tuple-type", "batched arguments are a row length, a count and a bool, then the rows");
+  // input that ends where a header value or a row belongs is truncated (spec BT-BATCH-FORM): Java meets the end
+  [["int", "row length"], ["int", "row count"], ["bool", "third value"]].forEach(([want, what], i) => {
+    check(outer.length > i, "malformed.truncated", `batched arguments: the input ends where the ${what} belongs`);
+    check(outer[i].type === want, "invalid.tuple-type", "batched arguments are a row length, a count and a bool, then the rows");
+  });
   const n = BigInt(outer[0].value);
   const rows = BigInt(outer[1].value);
   check(n >= 0n && rows >= 0n && (n > 0n || rows === 0n), "invalid.tuple-type", `batched arguments: row length ${n}, count ${rows}`);
+  check(BigInt(outer.length - 3) >= rows, "malformed.truncated", `batched arguments: count ${rows}, the input ends after ${outer.length - 3} rows`);
   check(BigInt(outer.length - 3) === rows, "invalid.tuple-type", `batched arguments: count ${rows}, ${outer.length - 3} values follow`);
   return outer.slice(3).map((row) => {
     const { parts } = readTuple(binOf(row, "batch row"), 3 * Number(n), era);

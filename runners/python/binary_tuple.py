@@ -446,11 +446,14 @@ def read_batch(outer, era):
     if outer and outer[0]["type"] == "nil":
         check(len(outer) == 1, "invalid.tuple-type", "batched arguments: nil followed by more values")
         return []
-    check(len(outer) >= 3 and outer[0]["type"] == "int" and outer[1]["type"] == "int" and outer[2]["type"] == "bool",
-          "invalid.tuple-type", "batched arguments are a row length, a count and a bool, then the rows")
+    # input that ends where a header value or a row belongs is truncated (spec BT-BATCH-FORM): Java meets the end
+    for i, (want, what) in enumerate((("int", "row length"), ("int", "row count"), ("bool", "third value"))):
+        check(len(outer) > i, "malformed.truncated", f"batched arguments: the input ends where the {what} belongs")
+        check(outer[i]["type"] == want, "invalid.tuple-type", "batched arguments are a row length, a count and a bool, then the rows")
     n, rows = int(outer[0]["value"]), int(outer[1]["value"])
     check(n >= 0 and rows >= 0, "invalid.tuple-type", f"batched arguments: row length {n}, count {rows}")
     check(n > 0 or rows == 0, "invalid.tuple-type", "batched arguments: rows of no arguments")
+    check(len(outer) >= 3 + rows, "malformed.truncated", f"batched arguments: count {rows}, the input ends after {len(outer) - 3} rows")
     check(len(outer) == 3 + rows, "invalid.tuple-type", f"batched arguments: count {rows}, {len(outer) - 3} values follow")
     out = []
     for row in outer[3:]:

@@ -703,19 +703,25 @@ std::vector<Bytes> collection_parts(const ojson& values) {
 ojson bin_value(const Bytes& b) { return {{"type", "bin"}, {"hex", codec::to_hex(b.data(), b.size())}}; }
 
 // Batched arguments (spec BT-BATCH): nil, or row length N, row count, a bool (ignored), then one bin of 3N elements
-// per row; any other form is invalid.tuple-type (BT-BATCH-FORM).
+// per row; input that ends early is malformed.truncated, any other form invalid.tuple-type (BT-BATCH-FORM).
 ojson read_batch(const ojson& outer) {
     ojson out = ojson::array();
     if (!outer.empty() && outer[0]["type"] == "nil") {
         check(outer.size() == 1, "invalid.tuple-type", "batched arguments: nil followed by more values");
         return out;
     }
-    check(outer.size() >= 3 && outer[0]["type"] == "int" && outer[1]["type"] == "int" && outer[2]["type"] == "bool",
-          "invalid.tuple-type", "batched arguments are a row length, a count and a bool, then the rows");
+    // input that ends where a header value or a row belongs is truncated (BT-BATCH-FORM): Java meets the end
+    const char* const header[3][2] = {{"int", "row length"}, {"int", "row count"}, {"bool", "third value"}};
+    for (std::size_t i = 0; i < 3; ++i) {
+        check(outer.size() > i, "malformed.truncated", std::string("batched arguments: the input ends where the ") + header[i][1] + " belongs");
+        check(outer[i]["type"] == header[i][0], "invalid.tuple-type", "batched arguments are a row length, a count and a bool, then the rows");
+    }
     const std::string length = outer[0]["value"].get<std::string>(), count = outer[1]["value"].get<std::string>();
     check(length[0] != '-' && count[0] != '-', "invalid.tuple-type", "batched arguments: row length " + length + ", count " + count);
     const std::uint64_t n = std::stoull(length), rows = std::stoull(count);
     check(n > 0 || rows == 0, "invalid.tuple-type", "batched arguments: rows of no arguments");
+    check(rows <= outer.size() - 3, "malformed.truncated",
+          "batched arguments: count " + count + ", the input ends after " + std::to_string(outer.size() - 3) + " rows");
     check(rows == outer.size() - 3, "invalid.tuple-type",
           "batched arguments: count " + count + ", " + std::to_string(outer.size() - 3) + " values follow");
     for (std::size_t r = 3; r < outer.size(); ++r) {

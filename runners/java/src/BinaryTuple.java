@@ -815,7 +815,7 @@ final class BinaryTuple {
     }
 
     /** Batched arguments (spec BT-BATCH): nil, or row length N, row count, a bool (ignored), one bin of 3N elements
-     * per row; any other form is invalid.tuple-type (BT-BATCH-FORM). */
+     * per row; input that ends early is malformed.truncated, any other form invalid.tuple-type (BT-BATCH-FORM). */
     private ArrayNode readBatch(ArrayNode outer, String era, ArrayNode out) throws WireError {
         if (outer.size() > 0 && outer.get(0).get("type").textValue().equals("nil")) {
             if (outer.size() != 1) {
@@ -823,15 +823,24 @@ final class BinaryTuple {
             }
             return out;
         }
-        if (!(outer.size() >= 3 && outer.get(0).get("type").textValue().equals("int")
-                && outer.get(1).get("type").textValue().equals("int")
-                && outer.get(2).get("type").textValue().equals("bool"))) {
-            throw new WireError("invalid.tuple-type", "batched arguments are a row length, a count and a bool, then the rows");
+        // input that ends where a header value or a row belongs is truncated (BT-BATCH-FORM): Java meets the end
+        String[][] header = {{"int", "row length"}, {"int", "row count"}, {"bool", "third value"}};
+        for (int i = 0; i < header.length; i++) {
+            if (outer.size() <= i) {
+                throw new WireError("malformed.truncated", "batched arguments: the input ends where the " + header[i][1] + " belongs");
+            }
+            if (!outer.get(i).get("type").textValue().equals(header[i][0])) {
+                throw new WireError("invalid.tuple-type", "batched arguments are a row length, a count and a bool, then the rows");
+            }
         }
         BigInteger n = new BigInteger(outer.get(0).get("value").textValue());
         BigInteger rows = new BigInteger(outer.get(1).get("value").textValue());
         if (n.signum() < 0 || rows.signum() < 0 || (n.signum() == 0 && rows.signum() > 0)) {
             throw new WireError("invalid.tuple-type", "batched arguments: row length " + n + ", count " + rows);
+        }
+        if (rows.compareTo(BigInteger.valueOf(outer.size() - 3)) > 0) {
+            throw new WireError("malformed.truncated", "batched arguments: count " + rows + ", the input ends after "
+                    + (outer.size() - 3) + " rows");
         }
         if (!rows.equals(BigInteger.valueOf(outer.size() - 3))) {
             throw new WireError("invalid.tuple-type", "batched arguments: count " + rows + ", " + (outer.size() - 3)

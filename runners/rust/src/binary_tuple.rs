@@ -662,19 +662,26 @@ fn collection_parts(values: &[Value]) -> Result<Vec<Vec<u8>>> {
 }
 
 /// Batched arguments (spec BT-BATCH): nil, or row length N, row count, a bool (ignored), then one bin of 3N
-/// elements per row; any other form is invalid.tuple-type (BT-BATCH-FORM).
+/// elements per row; input that ends early is malformed.truncated, any other form invalid.tuple-type (BT-BATCH-FORM).
 fn read_batch(outer: &[Value], era: &str) -> Result<Vec<Value>> {
     let kind = |i: usize| outer.get(i).and_then(|v| v.get("type")).and_then(Value::as_str);
     if kind(0) == Some("nil") {
         check(outer.len() == 1, "invalid.tuple-type", || "batched arguments: nil followed by more values".into())?;
         return Ok(Vec::new());
     }
-    check(kind(0) == Some("int") && kind(1) == Some("int") && kind(2) == Some("bool"), "invalid.tuple-type", || {
-        "batched arguments are a row length, a count and a bool, then the rows".into()
-    })?;
+    // input that ends where a header value or a row belongs is truncated (BT-BATCH-FORM): Java meets the end
+    for (i, (want, what)) in [("int", "row length"), ("int", "row count"), ("bool", "third value")].into_iter().enumerate() {
+        check(outer.len() > i, "malformed.truncated", || format!("batched arguments: the input ends where the {what} belongs"))?;
+        check(kind(i) == Some(want), "invalid.tuple-type", || {
+            "batched arguments are a row length, a count and a bool, then the rows".into()
+        })?;
+    }
     let n = get_str(&outer[0], "value")?.parse::<i128>().unwrap_or(-1);
     let rows = get_str(&outer[1], "value")?.parse::<i128>().unwrap_or(-1);
     check(n >= 0 && rows >= 0 && (n > 0 || rows == 0), "invalid.tuple-type", || format!("batched arguments: row length {n}, count {rows}"))?;
+    check(rows <= (outer.len() - 3) as i128, "malformed.truncated", || {
+        format!("batched arguments: count {rows}, the input ends after {} rows", outer.len() - 3)
+    })?;
     check(rows == (outer.len() - 3) as i128, "invalid.tuple-type", || {
         format!("batched arguments: count {rows}, {} values follow", outer.len() - 3)
     })?;
