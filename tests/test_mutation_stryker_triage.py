@@ -114,3 +114,12 @@ def test_a_release_bump_keeps_the_judge_digest_and_a_registry_change_does_not(tm
     registry["frame_layouts"]["messages"][0]["fields"].reverse()
     path.write_text(json.dumps(registry))
     assert incremental.judge_digest() != before
+
+
+def test_a_release_header_is_no_corpus_change_and_a_vector_change_is():
+    text = (REPO / "vectors" / "nil-bool.json").read_text(encoding="utf-8")
+    doc = json.loads(text)
+    bumped = json.dumps(dict(doc, corpus_version="9.9.9"))
+    assert incremental.vectors_digest(bumped) == incremental.vectors_digest(text)
+    doc["vectors"][0]["description"] += " (edited)"
+    assert incremental.vectors_digest(json.dumps(doc)) != incremental.vectors_digest(text)

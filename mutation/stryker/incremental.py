@@ -7,7 +7,8 @@ digests (vectors/manifest.json) and the harness's and schemas' (stryker-corpus-s
 the incremental file before the next run:
   - harness or schema changed (the registry's corpus_version and spec_version excepted): the file is set aside
     (a full run), since any verdict may judge differently;
-  - corpus files changed: survivors and timeouts are tested again (a new vector may kill them), and so is every
+  - corpus files changed (their vectors: a release's new version in every file's header is no change): survivors
+    and timeouts are tested again (a new vector may kill them), and so is every
     killed mutant whose killing vector (the fail-fast line in its statusReason) is gone or lives in a changed file;
     a kill by a vector in an unchanged file stands.
 `record` writes that state (as `prepare` found it when the run began) and mutation/stryker-score.json (the counts
@@ -59,9 +60,15 @@ def judge_digest():
     return h.hexdigest()
 
 
+def vectors_digest(text):
+    """A corpus file's vectors, not its header: a release rewrites every file's corpus_version and nothing else."""
+    return hashlib.sha256(json.dumps(json.loads(text)["vectors"], sort_keys=True).encode()).hexdigest()
+
+
 def corpus_files():
     manifest = json.loads((VECTORS / "manifest.json").read_text())
-    return manifest["corpus_version"], {f["path"]: f["sha256"] for f in manifest["files"]}
+    return manifest["corpus_version"], {f["path"]: vectors_digest((VECTORS / f["path"]).read_text(encoding="utf-8"))
+                                        for f in manifest["files"]}
 
 
 def vector_files(names):
