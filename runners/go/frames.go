@@ -1,6 +1,6 @@
 package main
 
-// Ignite 3 client frames (FRAMES.md, spec.md frames chapter) <-> named fields, on the runner's value codec.
+// Ignite 3 client frames (spec.md 11) <-> named fields, on the runner's value codec.
 //
 // A frame is [IGNI magic, handshake kinds only] + 4-byte big-endian length + that many bytes of MessagePack: a
 // sequence of values laid out by the message kind (the registry's frame_layouts). Decoding reads the whole
@@ -228,7 +228,7 @@ func handleFrame(req *request) (obj, error) {
 
 // ---------------------------------------------------------------- decode
 
-// decodeFrame follows the decode steps of FRAMES.md section 4, in their order.
+// decodeFrame follows the decode steps of spec.md 11.1, in their order.
 func decodeFrame(message frameMessage, data []byte, features map[string]bool, era string) (obj, error) {
 	if message.Magic {
 		if len(data) < len(frameMagic) {

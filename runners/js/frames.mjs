@@ -388,7 +388,7 @@ export function encode(kind, fields, features = []) {
 }
 
 /**
- * The message in one frame, in the steps (and so the error classes) of FRAMES.md section 4.
+ * The message in one frame, in the steps (and so the error classes) of spec.md 11.1.
  * @param {string} kind @param {Uint8Array} bytes @param {string[]} features negotiated feature names
  * @returns {Record<string, any>} the fields
  */

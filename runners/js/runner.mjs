@@ -57,7 +57,7 @@ function handle(request) {
 
 /**
  * An encode or decode request, routed by "format": msgpack (the default) here, frames (one message as named
- * fields, FRAMES.md) in frames.mjs, the Binary Tuple formats (spec 6.2) in binaryTuple.mjs.
+ * fields, spec.md 11) in frames.mjs, the Binary Tuple formats (spec 6.2) in binaryTuple.mjs.
  * @param {any} request
  */
 function run(request) {

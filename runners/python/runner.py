@@ -51,7 +51,7 @@ def handle(req):
     if era not in KNOWN_ERAS:
         return "skipped", f"unknown era {era!r}"
     fmt = req.get("format", "msgpack")
-    if fmt == "frame":     # one Ignite client message (FRAMES.md): named fields <-> bytes
+    if fmt == "frame":     # one Ignite client message (spec.md 11): named fields <-> bytes
         if cmd == "encode":
             return "hex", frames.encode(req["frame"], req["fields"], req.get("features", ())).hex()
         return "fields", frames.decode(req["frame"], bytes.fromhex(req["hex"]), req.get("features", ()))
